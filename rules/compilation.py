@@ -1,0 +1,85 @@
+"""TPL002: compilation or graph capture in code that must stay eager."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.matching import is_reference, is_torch_name
+from torchperf_lint.toolkit.scopes import dotted
+
+_COMPILERS = (
+    "torch.compile",
+    "torch.jit.script",
+    "torch.jit.trace",
+    "torch.jit.trace_module",
+    "torch.jit.script_method",
+    "torch.jit.freeze",
+    "torch.export.export",
+    "torch.fx.symbolic_trace",
+)
+_COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor")
+
+
+class Compilation(Rule):
+    code = "TPL002"
+    name = "compilation"
+    summary = "`torch.compile`, TorchScript, dynamo or graph capture"
+    message = "`{what}` compiles or captures a graph; public routes stay eager"
+    why = (
+        "The contract promises eager CPU routes. Compilation adds a warm-up the first call pays, "
+        "recompiles when shapes or dtypes change, and makes the measured route differ from the one "
+        "that runs. Graph capture with `torch.export.export` or `torch.fx.symbolic_trace` is "
+        "included: it is the first step of the same machinery."
+    )
+    example = "@torch.compile\ndef warp(volume): ..."
+    use_instead = "def warp(volume): ...  # eager, benchmarked as such"
+    notes = (
+        "Matches the qualified name however it was imported. Any use of `torch._dynamo` or "
+        "`torch._inductor`, imports included, is flagged. `re.compile` and local functions "
+        "named `compile` are not torch and are not flagged."
+    )
+    valid = (
+        "import re\npattern = re.compile('x')\n",
+        "def compile(src):\n    return src\ncompile('a')\n",
+        "import torch\nclass M:\n    def compile(self):\n        pass\nM().compile()\n",
+        "from torch import compile\ndef f(compile):\n    return compile(1)\n",
+        "import torch\nx = torch.jit\n",
+    )
+    invalid = (
+        Invalid("import torch\n@torch.compile\ndef f(x):\n    return x\n", ((2, 2),)),
+        Invalid("import torch\n@torch.compile(mode='max-autotune')\ndef f(x):\n    pass\n", ((2, 2),)),
+        Invalid("from torch import compile as c\ng = c(f)\n", ((2, 5),)),
+        Invalid("from torch import jit\ng = jit.script(f)\n", ((2, 5),)),
+        Invalid("import functools, torch as T\ng = functools.partial(T.compile, f)\n", ((2, 23),)),
+        Invalid("import torch._dynamo\n", ((1, 8),)),
+        Invalid("import torch\ntorch._dynamo.reset()\n", ((2, 1),)),
+    )
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._check_reference(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._check_reference(node)
+
+    def _check_reference(self, node: cst.Name | cst.Attribute) -> None:
+        if not is_reference(self.ctx, node):
+            return
+        qualname = self.ctx.qualname(node)
+        if qualname in _COMPILERS:
+            self.report(node, what=qualname)
+        elif is_torch_name(qualname, *_COMPILER_PACKAGES):
+            self.report(node, what=_package_of(qualname))
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        parent = self.ctx.parent
+        name = dotted(node.name)
+        if isinstance(parent, cst.ImportFrom):
+            base = dotted(parent.module) if parent.module is not None and not parent.relative else None
+            name = f"{base}.{name}" if base else None
+        if name is not None and is_torch_name(name, *_COMPILER_PACKAGES):
+            self.report(node, what=_package_of(name))
+
+
+def _package_of(qualname: str | None) -> str:
+    return ".".join((qualname or "").split(".")[:2])

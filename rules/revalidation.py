@@ -1,0 +1,107 @@
+"""TPL005: validation re-added inside a caller-prevalidated router."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.matching import source_of
+
+PRAGMA = re.compile(r"#\s*torchperf:\s*prevalidated\b")
+_VALIDATOR = re.compile(r"^_*(validate|check|ensure|assert)(_|$)")
+_VALIDATION_ERRORS = {
+    "ValueError",
+    "TypeError",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "AssertionError",
+}
+
+
+class Revalidation(Rule):
+    code = "TPL005"
+    name = "revalidation"
+    summary = "Validation inside a caller-prevalidated function"
+    message = "`{what}` re-validates inside caller-prevalidated `{function}`; validate once at the public entry"
+    why = (
+        "Public functions validate their arguments once. Routers behind them are documented as "
+        "caller-prevalidated so the hot path does dispatch and kernel work only; checks added "
+        "back there run on every call of every route and drift from the public ones."
+    )
+    example = "def _route(volume):  # torchperf: prevalidated\n    assert volume.ndim == 5"
+    use_instead = "def _route(volume):  # torchperf: prevalidated\n    return _sample(volume)"
+    notes = (
+        "A function is caller-prevalidated when its `def` line carries `# torchperf: prevalidated` "
+        "or its qualified name (`pkg.module.Class.method`) matches a glob in the `prevalidated` "
+        "setting. Flagged: `assert`, raising ValueError/TypeError/IndexError/KeyError/LookupError/"
+        "AssertionError outside an `except` block, and calls to `validate_*`, `check_*`, "
+        "`ensure_*`, `assert_*` (leading underscores allowed, so `torch._check` too). "
+        "A `try`/`except` that falls back to another route is dispatch, not validation."
+    )
+    valid = (
+        "def public(x):\n    if x.ndim != 5:\n        raise ValueError('x')\n    return _r(x)\n",
+        "def _r(x):  # torchperf: prevalidated\n    try:\n        return fast(x)\n"
+        "    except RuntimeError:\n        return slow(x)\n",
+        "def _r(x):  # torchperf: prevalidated\n    if x.shape[0] == 0:\n        return x\n    return fast(x)\n",
+    )
+    invalid = (
+        Invalid("def _r(x):  # torchperf: prevalidated\n    assert x.ndim == 5\n", ((2, 5),)),
+        Invalid(
+            "def _r(x):  # torchperf: prevalidated\n    if x.ndim != 5:\n        raise ValueError('rank')\n",
+            ((3, 9),),
+        ),
+        Invalid(
+            "import torch\ndef _r(x):  # torchperf: prevalidated\n    torch._check(x.ndim == 5)\n",
+            ((3, 5),),
+        ),
+        Invalid("def _r(x):  # torchperf: prevalidated\n    validate_volume(x)\n", ((2, 5),)),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._stack: list[str | None] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        marked = self.ctx.matches(self.ctx.prevalidated_globs) or self._has_pragma(node)
+        self._stack.append(self.ctx.function_qualname() if marked else None)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._stack.pop()
+
+    def _has_pragma(self, node: cst.FunctionDef) -> bool:
+        body = node.body
+        header = body.header if isinstance(body, cst.IndentedBlock) else body.trailing_whitespace
+        if header.comment is not None and PRAGMA.search(header.comment.value):
+            return True
+        if not self.ctx.mentions(PRAGMA):
+            return False
+        line = self.ctx.position(node.name).start.line
+        return bool(PRAGMA.search(self.ctx.line(line)))
+
+    @property
+    def _function(self) -> str | None:
+        return self._stack[-1] if self._stack else None
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self._function:
+            self.report(node, what="assert", function=self._function)
+
+    def visit_Raise(self, node: cst.Raise) -> None:
+        if not self._function or node.exc is None:
+            return
+        if any(isinstance(a, cst.ExceptHandler) for a in self.ctx.ancestors):
+            return
+        exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
+        if isinstance(exc, cst.Name) and exc.value in _VALIDATION_ERRORS:
+            self.report(node, what=f"raise {exc.value}", function=self._function)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self._function:
+            return
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        if isinstance(last, str) and _VALIDATOR.match(last):
+            self.report(node, what=f"{source_of(func)}()", function=self._function)

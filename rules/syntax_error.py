@@ -1,0 +1,16 @@
+"""TPL900: the file could not be read as Python; emitted by the engine."""
+
+from torchperf_lint.rule import Rule
+
+
+class SyntaxErrorRule(Rule):
+    code = "TPL900"
+    name = "syntax-error"
+    summary = "The file does not parse or cannot be decoded"
+    message = "{detail}"
+    why = (
+        "A file the linter cannot parse is a file none of the rules checked. It is reported as a "
+        "finding so the run fails visibly, and every other file is still linted."
+    )
+    example = "def warp(volume:\n    ..."
+    use_instead = "def warp(volume):\n    ..."

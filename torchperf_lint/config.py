@@ -1,0 +1,118 @@
+"""``[tool.torchperf-lint]`` in pyproject.toml: find it, check every key, merge CLI overrides."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+DEFAULT_EXCLUDE = (
+    ".git",
+    ".hg",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".torchperf_lint_cache",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+)
+
+
+class ConfigError(Exception):
+    """A bad configuration value; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path
+    source: Path | None = None
+    select: tuple[str, ...] = ("TPL",)
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    prevalidated: tuple[str, ...] = ()
+    primitives: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+
+    def with_overrides(self, **overrides: object) -> Settings:
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+_LIST_KEYS = {
+    "select": "select",
+    "ignore": "ignore",
+    "extend-select": "extend_select",
+    "exclude": "exclude",
+    "extend-exclude": "extend_exclude",
+    "prevalidated": "prevalidated",
+    "primitives": "primitives",
+}
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a ``[tool.torchperf-lint]`` table, upward from ``start``."""
+    start = start.resolve()
+    for folder in (start, *start.parents) if start.is_dir() else start.parents:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and _has_table(candidate):
+            return candidate
+    return None
+
+
+def _has_table(path: Path) -> bool:
+    try:
+        return "torchperf-lint" in _read(path).get("tool", {})
+    except ConfigError:
+        return True  # report the parse error when it is loaded
+
+
+def _read(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def load(path: Path | None, cwd: Path) -> Settings:
+    """Settings from ``path`` (or defaults rooted at ``cwd`` when there is none)."""
+    if path is None:
+        return Settings(root=cwd.resolve())
+    document = _read(path)
+    table = document.get("tool", {}).get("torchperf-lint", {}) if path.name == "pyproject.toml" else document
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: `tool.torchperf-lint` must be a table")
+    values: dict[str, object] = {}
+    for key, value in table.items():
+        values.update(_parse_key(path, key, value))
+    return Settings(root=path.parent.resolve(), source=path, **values)  # type: ignore[arg-type]
+
+
+def _parse_key(path: Path, key: str, value: object) -> dict[str, object]:
+    where = f"{path}: `tool.torchperf-lint.{key}`"
+    if key in _LIST_KEYS:
+        if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise ConfigError(f"{where} must be a list of strings")
+        return {_LIST_KEYS[key]: tuple(value)}
+    if key == "per-file-ignores":
+        if not isinstance(value, dict) or not all(
+            isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()
+        ):
+            raise ConfigError(f"{where} must map globs to lists of codes")
+        return {"per_file_ignores": {glob: tuple(codes) for glob, codes in value.items()}}
+    if key == "respect-gitignore":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false")
+        return {"respect_gitignore": value}
+    known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores", "respect-gitignore"]))
+    raise ConfigError(f"{path}: unknown key `tool.torchperf-lint.{key}` (known: {known})")

@@ -1,0 +1,105 @@
+"""What a rule sees of the file being linted: names, ancestors, positions, and a way to report."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from functools import cached_property
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from torchperf_lint.toolkit.scopes import Scope, dotted
+
+
+@dataclass
+class PendingFinding:
+    code: str
+    node: cst.CSTNode
+    message: str
+
+
+@dataclass
+class FileContext:
+    """Per-file state shared by every rule during the engine's single traversal."""
+
+    path: str
+    module_name: str
+    text: str
+    wrapper: MetadataWrapper
+    scopes: dict[cst.CSTNode, Scope]
+    prevalidated_globs: tuple[str, ...] = ()
+    primitive_globs: tuple[str, ...] = ()
+    ancestors: list[cst.CSTNode] = field(default_factory=list)
+    scope_stack: list[Scope] = field(default_factory=list)
+    qualname_stack: list[str] = field(default_factory=list)
+    findings: list[PendingFinding] = field(default_factory=list)
+    _positions: object = None
+
+    @property
+    def scope(self) -> Scope:
+        return self.scope_stack[-1]
+
+    @property
+    def parent(self) -> cst.CSTNode | None:
+        """The parent of the node being visited (the visited node is the last ancestor)."""
+        return self.ancestors[-2] if len(self.ancestors) > 1 else None
+
+    @cached_property
+    def imports_torch(self) -> bool:
+        """Whether any scope binds a name imported from torch (method matching needs this)."""
+        return any(
+            target == "torch" or target.startswith("torch.")
+            for scope in self.scopes.values()
+            for targets in scope.bindings.values()
+            for target in targets
+        )
+
+    def qualname(self, node: cst.BaseExpression) -> str | None:
+        """The fully qualified imported name of a ``Name``/``Attribute`` chain, if any."""
+        text = dotted(node)
+        if text is None:
+            return None
+        head, _, rest = text.partition(".")
+        target = self.scope.lookup(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def enclosing_function(self) -> cst.FunctionDef | None:
+        for node in reversed(self.ancestors):
+            if isinstance(node, cst.FunctionDef):
+                return node
+        return None
+
+    def function_qualname(self) -> str:
+        """Dotted name of the innermost enclosing def, e.g. ``pkg.mod.Class.method``."""
+        parts = [self.module_name, *self.qualname_stack] if self.module_name else self.qualname_stack
+        return ".".join(parts)
+
+    def matches(self, globs: tuple[str, ...]) -> bool:
+        name = self.function_qualname()
+        return any(fnmatchcase(name, pattern) for pattern in globs)
+
+    def mentions(self, pattern: re.Pattern[str]) -> bool:
+        """Whether the raw source matches ``pattern`` (a cheap test before positions)."""
+        return pattern.search(self.text) is not None
+
+    def line(self, row: int) -> str:
+        """Source line ``row`` (1-based)."""
+        return self._lines[row - 1] if 0 < row <= len(self._lines) else ""
+
+    @cached_property
+    def _lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """Position of ``node``; computed on first use, so clean files never pay for it."""
+        if self._positions is None:
+            self._positions = self.wrapper.resolve(PositionProvider)
+        return self._positions[node]  # type: ignore[index]
+
+    def report(self, code: str, node: cst.CSTNode, message: str) -> None:
+        if not any(f.code == code and f.node is node for f in self.findings):
+            self.findings.append(PendingFinding(code, node, message))

@@ -1,0 +1,162 @@
+"""Turns the paths a user gives into the Python files to lint, honouring excludes and .gitignore."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from torchperf_lint.config import Settings
+
+_PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path that was not linted, and why (shown as a warning)."""
+
+    path: Path
+    reason: str
+
+
+class _GitIgnore:
+    """The subset of .gitignore syntax projects use: globs, ``dir/``, anchored ``/x``, ``!x``."""
+
+    def __init__(self, base: Path, lines: list[str]) -> None:
+        self.base = base.absolute()
+        self.patterns: list[tuple[str, bool, bool, bool]] = []
+        for raw in lines:
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            negate = line.startswith("!")
+            line = line.lstrip("!")
+            only_dirs = line.endswith("/")
+            line = line.rstrip("/")
+            anchored = "/" in line
+            self.patterns.append((line.lstrip("/"), negate, only_dirs, anchored))
+
+    def ignores(self, path: Path, is_dir: bool) -> bool | None:
+        try:
+            relative = path.absolute().relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+        verdict = None
+        for pattern, negate, only_dirs, anchored in self.patterns:
+            if only_dirs and not is_dir:
+                continue
+            subject = relative if anchored else path.name
+            if fnmatchcase(subject, pattern) or fnmatchcase(subject, pattern.replace("**/", "")):
+                verdict = not negate
+        return verdict
+
+
+def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+    try:
+        relative = path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    return any(
+        fnmatchcase(path.name, p) or fnmatchcase(relative, p) or fnmatchcase(relative, p.rstrip("/") + "/*")
+        for p in patterns
+    )
+
+
+def discover(
+    paths: list[Path], settings: Settings, force_exclude: bool = False
+) -> tuple[list[Path], list[Skipped]]:
+    """Python files under ``paths`` (sorted, unique) and the paths that were skipped."""
+    patterns = settings.exclude + settings.extend_exclude
+    files: dict[Path, None] = {}
+    skipped: list[Skipped] = []
+    for given in paths:
+        if not given.exists():
+            skipped.append(Skipped(given, "no such file or directory"))
+        elif given.is_file():
+            if force_exclude and _excluded(given, settings.root, patterns):
+                continue
+            files[given] = None
+        elif given.is_dir():
+            if force_exclude and _excluded(given, settings.root, patterns):
+                continue
+            for found in _walk(given, settings, patterns, skipped):
+                files[found] = None
+        else:
+            skipped.append(Skipped(given, "not a regular file or directory"))
+    return sorted(files), skipped
+
+
+def _walk(top: Path, settings: Settings, patterns: tuple[str, ...], skipped: list[Skipped]) -> Iterator[Path]:
+    ignores: list[_GitIgnore] = _parent_gitignores(top) if settings.respect_gitignore else []
+    seen: set[tuple[int, int]] = set()
+
+    def visit(folder: Path, ignores: list[_GitIgnore]) -> Iterator[Path]:
+        try:
+            stat = folder.stat()
+        except OSError as error:
+            skipped.append(Skipped(folder, f"cannot read: {error.strerror}"))
+            return
+        if (stat.st_dev, stat.st_ino) in seen:
+            skipped.append(Skipped(folder, "symlink loop"))
+            return
+        seen.add((stat.st_dev, stat.st_ino))
+        if settings.respect_gitignore:
+            ignores = [*ignores, *_gitignore_in(folder)]
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as error:
+            skipped.append(Skipped(folder, f"cannot read: {error.strerror}"))
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if _excluded(path, settings.root, patterns) or _git_ignored(path, is_dir, ignores):
+                continue
+            if is_dir:
+                yield from visit(path, ignores)
+            elif path.suffix in _PYTHON_SUFFIXES and entry.is_file():
+                yield path
+
+    yield from visit(top, ignores)
+
+
+def _gitignore_in(folder: Path) -> list[_GitIgnore]:
+    path = folder / ".gitignore"
+    try:
+        return [_GitIgnore(folder, path.read_text(encoding="utf-8", errors="replace").splitlines())]
+    except OSError:
+        return []
+
+
+def _parent_gitignores(top: Path) -> list[_GitIgnore]:
+    """.gitignore files above ``top`` up to the repository root."""
+    found: list[_GitIgnore] = []
+    for folder in top.absolute().parents:
+        found = [*_gitignore_in(folder), *found]
+        if (folder / ".git").exists():
+            return found
+    return []
+
+
+def _git_ignored(path: Path, is_dir: bool, ignores: list[_GitIgnore]) -> bool:
+    verdict = False
+    for ignore in ignores:
+        result = ignore.ignores(path, is_dir)
+        if result is not None:
+            verdict = result
+    return verdict
+
+
+def module_name(path: Path) -> str:
+    """Dotted module name from the package folders (those with ``__init__.py``) around ``path``."""
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.resolve().parent
+    while (folder / "__init__.py").exists():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)

@@ -1,0 +1,171 @@
+"""Lints one file: decode, parse once, resolve names once, one batched traversal, suppressions."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from torchperf_lint import suppression
+from torchperf_lint.context import FileContext
+from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.rule import Rule
+from torchperf_lint.toolkit.scopes import ScopeBuilder
+
+SYNTAX_ERROR = "TPL900"
+
+
+@dataclass(frozen=True)
+class FileOptions:
+    """What the engine needs to know about one file beyond its bytes."""
+
+    path: str
+    module_name: str
+    rules: tuple[type[Rule], ...]
+    enabled: frozenset[str]
+    prevalidated: tuple[str, ...] = ()
+    primitives: tuple[str, ...] = ()
+
+
+def decode(data: bytes) -> str:
+    """Source text per PEP 263 (coding cookie or BOM, UTF-8 by default)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
+    """All findings for one file. Never raises for bad input: that becomes TPL900."""
+    try:
+        text = decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        return _syntax_finding(options, 1, 1, f"File could not be decoded: {error}")
+    if "\x00" in text:
+        return _syntax_finding(options, 1, 1, "File contains a NUL byte; it is not Python source")
+    if not _may_match(text, options):
+        return _check_syntax_only(text, options)
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return _syntax_finding(options, error.raw_line, error.raw_column + 1, _first_line(error))
+    except RecursionError:
+        return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
+    try:
+        findings = _run_rules(module, text, options)
+    except RecursionError:
+        return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
+    directives = suppression.find_directives(text)
+    return sorted(suppression.apply(options.path, findings, directives, options.enabled))
+
+
+def _may_match(text: str, options: FileOptions) -> bool:
+    """Cheap prefilter: a file that never says "torch" (or our pragma/noqa) cannot match."""
+    if options.prevalidated or options.primitives:
+        return True
+    return "torch" in text or "noqa" in text
+
+
+def _check_syntax_only(text: str, options: FileOptions) -> list[Diagnostic]:
+    """Report syntax errors in prefiltered files with CPython's fast parser (never executes)."""
+    try:
+        ast.parse(text, filename=options.path)
+    except SyntaxError as error:
+        return _syntax_finding(options, error.lineno or 1, error.offset or 1, _first_line(error))
+    except (RecursionError, MemoryError, ValueError):
+        return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
+    return []
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return f"SyntaxError: {lines[0] if lines else 'invalid syntax'}"
+
+
+def _syntax_finding(options: FileOptions, row: int, column: int, message: str) -> list[Diagnostic]:
+    if SYNTAX_ERROR not in options.enabled:
+        return []
+    return [Diagnostic(options.path, row, column, SYNTAX_ERROR, message, row, column)]
+
+
+def _run_rules(module: cst.Module, text: str, options: FileOptions) -> list[Diagnostic]:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    builder = ScopeBuilder(module)
+    module.visit(builder)
+    ctx = FileContext(
+        path=options.path,
+        module_name=options.module_name,
+        text=text,
+        wrapper=wrapper,
+        scopes=builder.scopes,
+        prevalidated_globs=options.prevalidated,
+        primitive_globs=options.primitives,
+    )
+    active = [cls(ctx) for cls in options.rules if _has_visitors(cls)]
+    if active:
+        module.visit(_Dispatcher(ctx, active))
+    results = []
+    for pending in ctx.findings:
+        where = ctx.position(pending.node)
+        results.append(
+            Diagnostic(
+                options.path,
+                where.start.line,
+                where.start.column + 1,
+                pending.code,
+                pending.message,
+                where.end.line,
+                where.end.column + 1,
+            )
+        )
+    return results
+
+
+def _has_visitors(cls: type[Rule]) -> bool:
+    return any(name.startswith(("visit_", "leave_")) for name in dir(cls))
+
+
+Handler = Callable[[cst.CSTNode], object]
+
+
+class _Dispatcher(cst.CSTVisitor):
+    """Runs every rule's ``visit_X``/``leave_X`` in one traversal and keeps the shared state."""
+
+    def __init__(self, ctx: FileContext, rules: Iterable[Rule]) -> None:
+        self.ctx = ctx
+        self._visits: dict[str, list[Handler]] = {}
+        self._leaves: dict[str, list[Handler]] = {}
+        for rule in rules:
+            for attr in dir(rule):
+                kind, _, node_type = attr.partition("_")
+                if kind == "visit" and node_type:
+                    self._visits.setdefault(node_type, []).append(getattr(rule, attr))
+                elif kind == "leave" and node_type:
+                    self._leaves.setdefault(node_type, []).append(getattr(rule, attr))
+        ctx.scope_stack.append(ctx.scopes[ctx.wrapper.module])
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        ctx.ancestors.append(node)
+        scope = ctx.scopes.get(node)
+        if scope is not None and scope is not ctx.scope:
+            ctx.scope_stack.append(scope)
+        if isinstance(node, cst.FunctionDef | cst.ClassDef):
+            ctx.qualname_stack.append(node.name.value)
+        for handler in self._visits.get(type(node).__name__, ()):
+            handler(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        for handler in self._leaves.get(type(original_node).__name__, ()):
+            handler(original_node)
+        if isinstance(original_node, cst.FunctionDef | cst.ClassDef):
+            ctx.qualname_stack.pop()
+        if ctx.scopes.get(original_node) is ctx.scope and len(ctx.scope_stack) > 1:
+            ctx.scope_stack.pop()
+        ctx.ancestors.pop()

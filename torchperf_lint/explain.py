@@ -1,0 +1,53 @@
+"""Rule documentation: ``torchperf-lint rule CODE`` pages and the ``rules`` table."""
+
+from __future__ import annotations
+
+import json
+
+from torchperf_lint.registry import all_rules
+from torchperf_lint.rule import Rule
+from torchperf_lint.selection import UsageError
+
+
+def rule_markdown(rule: type[Rule]) -> str:
+    """A Ruff-style rule page: what it does, why, example, use instead, notes."""
+    parts = [
+        f"# {rule.name} ({rule.code})\n",
+        f"## What it does\n{rule.summary}.\n",
+        f"## Why is this bad?\n{rule.why}\n",
+    ]
+    if rule.example:
+        parts.append(f"## Example\n```python\n{rule.example}\n```\n")
+    if rule.use_instead:
+        parts.append(f"## Use instead\n```python\n{rule.use_instead}\n```\n")
+    if rule.notes:
+        parts.append(f"## Notes\n{rule.notes}\n")
+    parts.append("## Fix safety\nThis rule has no automatic fix.\n")
+    return "\n".join(parts)
+
+
+def _metadata(rule: type[Rule]) -> dict[str, object]:
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": rule.summary,
+        "fix": False,
+        "explanation": rule_markdown(rule),
+    }
+
+
+def explain(code: str, output_format: str = "text") -> str:
+    rule = all_rules().get(code.upper())
+    if rule is None:
+        raise UsageError(f"unknown rule code `{code}`; `torchperf-lint rules` lists them")
+    if output_format == "json":
+        return json.dumps(_metadata(rule), indent=2) + "\n"
+    return rule_markdown(rule)
+
+
+def rules_table(output_format: str = "text") -> str:
+    rules = list(all_rules().values())
+    if output_format == "json":
+        return json.dumps([_metadata(rule) for rule in rules], indent=2) + "\n"
+    width = max(len(rule.name) for rule in rules)
+    return "".join(f"{rule.code}  {rule.name:<{width}}  {rule.summary}\n" for rule in rules)

@@ -1,0 +1,45 @@
+"""The base class a rule subclasses, and the example type its tests are made of."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from torchperf_lint.context import FileContext
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Source that must be flagged, with the 1-based (row, column) of every finding."""
+
+    source: str
+    expected: tuple[tuple[int, int], ...]
+
+
+class Rule:
+    """A rule: metadata, examples, and ``visit_<Node>``/``leave_<Node>`` methods.
+
+    The engine creates one instance per file and calls the visitor methods during its single
+    traversal; a rule reports through :meth:`report`. Rules with no visitor methods document
+    findings the engine emits itself (TPL9xx).
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    message: ClassVar[str]
+    why: ClassVar[str]
+    example: ClassVar[str] = ""
+    use_instead: ClassVar[str] = ""
+    notes: ClassVar[str] = ""
+    valid: ClassVar[tuple[str, ...]] = ()
+    invalid: ClassVar[tuple[Invalid, ...]] = ()
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+
+    def report(self, node: cst.CSTNode, **fields: str) -> None:
+        self.ctx.report(self.code, node, self.message.format(**fields))

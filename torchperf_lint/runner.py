@@ -1,0 +1,82 @@
+"""Lints many files: serial for a handful, a process pool when the batch pays for it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from torchperf_lint.config import Settings
+from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.discovery import module_name
+from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, lint_bytes
+from torchperf_lint.registry import all_rules
+from torchperf_lint.selection import per_file_ignored
+
+#: Below this many files, starting worker processes costs more than it saves.
+POOL_THRESHOLD = 32
+
+
+@dataclass(frozen=True)
+class Job:
+    path: Path
+    display: str
+    data: bytes | None = None  # given for stdin
+
+
+def options_for(display: str, real: Path | None, settings: Settings, enabled: frozenset[str]) -> FileOptions:
+    """The rules and knobs that apply to one file after per-file-ignores."""
+    rules = all_rules()
+    relative = _relative(real or Path(display), settings.root)
+    active = enabled - per_file_ignored(relative, settings.per_file_ignores, rules)
+    return FileOptions(
+        path=display,
+        module_name=module_name(real) if real is not None else Path(display).stem,
+        rules=tuple(cls for code, cls in rules.items() if code in active),
+        enabled=active,
+        prevalidated=settings.prevalidated,
+        primitives=settings.primitives,
+    )
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def lint_job(job: Job, options: FileOptions) -> list[Diagnostic]:
+    data = job.data
+    if data is None:
+        try:
+            data = job.path.read_bytes()
+        except OSError as error:
+            reason = error.strerror or str(error)
+            return [Diagnostic(job.display, 1, 1, SYNTAX_ERROR, f"File could not be read: {reason}", 1, 1)]
+    return lint_bytes(data, options)
+
+
+def _lint_pair(pair: tuple[Job, FileOptions]) -> list[Diagnostic]:
+    return lint_job(*pair)
+
+
+def run(
+    jobs: Iterable[Job], settings: Settings, enabled: frozenset[str], workers: int | None = None
+) -> list[Diagnostic]:
+    """Findings for every job, sorted by path, row and column."""
+    pairs = [
+        (job, options_for(job.display, job.path if job.data is None else None, settings, enabled)) for job in jobs
+    ]
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    findings: list[Diagnostic] = []
+    if workers > 1 and len(pairs) >= POOL_THRESHOLD:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for result in pool.map(_lint_pair, pairs, chunksize=max(1, len(pairs) // (workers * 8))):
+                findings.extend(result)
+    else:
+        for pair in pairs:
+            findings.extend(_lint_pair(pair))
+    return sorted(findings)

@@ -1,0 +1,105 @@
+"""``# noqa`` directives: which findings they silence and which of them silenced nothing."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+from torchperf_lint.diagnostics import Diagnostic
+
+_NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+UNUSED_NOQA = "TPL901"
+
+
+@dataclass(frozen=True)
+class Directive:
+    row: int
+    column: int  # 1-based
+    end_column: int
+    codes: tuple[str, ...] | None  # None: a bare, blanket ``# noqa``
+
+
+def find_directives(text: str) -> dict[int, Directive]:
+    """Directives by row, read from real comments only (not from strings)."""
+    if "noqa" not in text.lower():
+        return {}
+    found: dict[int, Directive] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        match = _NOQA.search(token.string)
+        if match is None:
+            continue
+        row, col = token.start
+        codes = match.group("codes")
+        parsed = tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else None
+        start = col + match.start()
+        found[row] = Directive(row, start + 1, col + match.end() + 1, parsed)
+    return found
+
+
+def apply(
+    path: str,
+    findings: list[Diagnostic],
+    directives: dict[int, Directive],
+    enabled: frozenset[str],
+    own_prefix: str = "TPL",
+) -> list[Diagnostic]:
+    """Drop suppressed findings and add TPL901 for directives that silenced nothing."""
+    kept: list[Diagnostic] = []
+    used: dict[int, set[str]] = {}
+    for finding in findings:
+        directive = directives.get(finding.row)
+        if directive is not None and (directive.codes is None or finding.code in directive.codes):
+            used.setdefault(finding.row, set()).add(finding.code)
+        else:
+            kept.append(finding)
+    if UNUSED_NOQA not in enabled:
+        return kept
+    for directive in directives.values():
+        message = _unused_message(directive, used.get(directive.row, set()), enabled, own_prefix)
+        if message is not None:
+            kept.append(
+                Diagnostic(
+                    path,
+                    directive.row,
+                    directive.column,
+                    UNUSED_NOQA,
+                    message,
+                    directive.row,
+                    directive.end_column,
+                )
+            )
+    return kept
+
+
+def _unused_message(directive: Directive, used: set[str], enabled: frozenset[str], own_prefix: str) -> str | None:
+    if directive.codes is None:
+        return None if used else "Unused blanket `noqa` directive"
+    unused, disabled, duplicated, seen = [], [], [], set()
+    for code in directive.codes:
+        if not code.startswith(own_prefix):
+            continue  # another tool's code
+        if code in seen:
+            duplicated.append(code)
+            continue
+        seen.add(code)
+        if code in used:
+            continue
+        (unused if code in enabled else disabled).append(code)
+    parts = [
+        f"{label}: {', '.join(f'`{c}`' for c in codes)}"
+        for label, codes in (
+            ("unused", unused),
+            ("non-enabled", disabled),
+            ("duplicated", duplicated),
+        )
+        if codes
+    ]
+    return f"Unused `noqa` directive ({'; '.join(parts)})" if parts else None

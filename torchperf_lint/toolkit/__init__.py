@@ -1,0 +1,1 @@
+"""Helpers rules share: name resolution and torch-specific matching."""

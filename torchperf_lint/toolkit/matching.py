@@ -1,0 +1,109 @@
+"""Torch-specific predicates shared by rules, so no rule re-implements them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from torchperf_lint.context import FileContext
+
+#: Device types that are not the CPU; a route to any of them breaks the CPU-only contract.
+NON_CPU_DEVICES = frozenset(
+    {"cuda", "mps", "xpu", "hip", "hpu", "npu", "xla", "mtia", "ipu", "vulkan", "privateuseone"}
+)
+
+
+def string_value(node: cst.BaseExpression) -> str | None:
+    """The value of a plain string literal, or None for anything else (f-strings included)."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def is_non_cpu_device_string(node: cst.BaseExpression) -> bool:
+    value = string_value(node)
+    return value is not None and value.split(":")[0].strip().lower() in NON_CPU_DEVICES
+
+
+def is_literal(node: cst.BaseExpression, name: str) -> bool:
+    """``True``/``False``/``None`` spelt literally."""
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def int_value(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def method_name(call: cst.Call) -> str | None:
+    """``m`` for a call ``<expr>.m(...)``."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(call: cst.Call) -> list[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def is_reference(ctx: FileContext, node: cst.Name | cst.Attribute) -> bool:
+    """Whether ``node`` (the node being visited) is the outermost dotted name read in an expression.
+
+    Excludes the attribute part of ``x.attr``, inner links of ``a.b.c``, import aliases,
+    definition names, parameter names and keyword-argument names.
+    """
+    parent = ctx.parent
+    if isinstance(parent, cst.Attribute):
+        return False
+    if isinstance(parent, cst.ImportAlias | cst.AsName | cst.ImportFrom | cst.Import):
+        return False
+    if isinstance(parent, cst.FunctionDef | cst.ClassDef) and parent.name is node:
+        return False
+    if isinstance(parent, cst.Param) and parent.name is node:
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is node:
+        return False
+    return not any(isinstance(a, cst.Import | cst.ImportFrom) for a in ctx.ancestors)
+
+
+def is_torch_name(qualname: str | None, *prefixes: str) -> bool:
+    """Whether ``qualname`` is one of ``prefixes`` or lies inside one of them."""
+    if qualname is None:
+        return False
+    return any(qualname == p or qualname.startswith(p + ".") for p in prefixes)
+
+
+def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTNode]:
+    """Every node below ``node`` (itself included), optionally not entering nested defs."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current is not node and not into_functions and isinstance(current, cst.FunctionDef | cst.Lambda):
+            continue
+        stack.extend(current.children)
+
+
+def source_of(node: cst.CSTNode) -> str:
+    """The code of a node, for messages."""
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+_EMPTY_MODULE = cst.Module(body=[])

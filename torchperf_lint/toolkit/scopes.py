@@ -1,0 +1,192 @@
+"""A purpose-built import and alias resolver.
+
+LibCST's generic ``QualifiedNameProvider`` costs many times the parse. Rules only need to know
+whether a name refers to something imported (``torch.compile`` however spelt), so one cheap pass
+records, per scope, what each name is bound to. A name bound by anything other than the same import
+(a ``def``, a parameter, an assignment) is shadowed and resolves to nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+#: Marker for a binding that is not an import.
+LOCAL = ""
+
+
+@dataclass
+class Scope:
+    """The names one module, class, function or lambda binds."""
+
+    node: cst.CSTNode
+    parent: Scope | None
+    is_class: bool = False
+    bindings: dict[str, set[str]] = field(default_factory=dict)
+    globals_: set[str] = field(default_factory=set)
+
+    def bind(self, name: str, target: str = LOCAL) -> None:
+        self.bindings.setdefault(name, set()).add(target)
+
+    def module(self) -> Scope:
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def lookup(self, name: str) -> str | None:
+        """The imported dotted name ``name`` refers to, or None when local or unknown."""
+        scope: Scope | None = self
+        if name in self.globals_:
+            scope = self.module()
+        first = True
+        while scope is not None:
+            if (first or not scope.is_class) and name in scope.bindings:
+                targets = scope.bindings[name]
+                if len(targets) == 1:
+                    (target,) = targets
+                    return target or None
+                return None
+            first = False
+            scope = scope.parent
+        return None
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` as text, or None when the expression is not a plain dotted name."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _bind_target(scope: Scope, target: cst.BaseExpression) -> None:
+    if isinstance(target, cst.Name):
+        scope.bind(target.value)
+    elif isinstance(target, cst.Tuple | cst.List):
+        for element in target.elements:
+            _bind_target(scope, element.value)
+    elif isinstance(target, cst.StarredElement):
+        _bind_target(scope, target.value)
+
+
+class ScopeBuilder(cst.CSTVisitor):
+    """Collects every scope's bindings in one pass, before the rules run."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.root = Scope(module, None)
+        self.scopes: dict[cst.CSTNode, Scope] = {module: self.root}
+        self._stack = [self.root]
+
+    @property
+    def _current(self) -> Scope:
+        return self._stack[-1]
+
+    def _push(self, node: cst.CSTNode, is_class: bool = False) -> None:
+        scope = Scope(node, self._current, is_class=is_class)
+        self.scopes[node] = scope
+        self._stack.append(scope)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._current.bind(node.name.value)
+        for decorator in node.decorators:
+            decorator.visit(self)
+        node.params.visit(self)
+        if node.returns is not None:
+            node.returns.visit(self)
+        self._push(node)
+        for param in _all_params(node.params):
+            self._current.bind(param.name.value)
+        node.body.visit(self)
+        self._stack.pop()
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        node.params.visit(self)
+        self._push(node)
+        for param in _all_params(node.params):
+            self._current.bind(param.name.value)
+        node.body.visit(self)
+        self._stack.pop()
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._current.bind(node.name.value)
+        for decorator in node.decorators:
+            decorator.visit(self)
+        for arg in (*node.bases, *node.keywords):
+            arg.visit(self)
+        self._push(node, is_class=True)
+        node.body.visit(self)
+        self._stack.pop()
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            name = dotted(alias.name) or ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._current.bind(alias.asname.name.value, name)
+            else:
+                top = name.split(".")[0]
+                self._current.bind(top, top)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if isinstance(node.names, cst.ImportStar):
+            return False
+        base = dotted(node.module) if node.module is not None else None
+        relative = bool(node.relative)
+        for alias in node.names:
+            imported = alias.name.value if isinstance(alias.name, cst.Name) else ""
+            bound = imported
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound = alias.asname.name.value
+            target = LOCAL if relative or base is None else f"{base}.{imported}"
+            self._current.bind(bound, target)
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            _bind_target(self._current, target.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        _bind_target(self._current, node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        _bind_target(self._current, node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        _bind_target(self._current, node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        _bind_target(self._current, node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        _bind_target(self._current, node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            _bind_target(self._current, node.asname.name)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            _bind_target(self._current, node.name.name)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self._current.globals_.update(item.name.value for item in node.names)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        _bind_target(self._current, node.target)
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for extra in (params.star_arg, params.star_kwarg):
+        if isinstance(extra, cst.Param):
+            found.append(extra)
+    return found
