@@ -90,6 +90,8 @@ def discover(
 
 def _walk(top: Path, settings: Settings, patterns: tuple[str, ...], skipped: list[Skipped]) -> Iterator[Path]:
     ignores: list[_GitIgnore] = _parent_gitignores(top) if settings.respect_gitignore else []
+    # A folder given explicitly is linted even if a pattern excludes it (unless --force-exclude).
+    patterns = tuple(p for p in patterns if not _excluded(top, settings.root, (p,)))
     seen: set[tuple[int, int]] = set()
 
     def visit(folder: Path, ignores: list[_GitIgnore]) -> Iterator[Path]:

@@ -1,0 +1,2 @@
+import torch
+def broken(:

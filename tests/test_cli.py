@@ -1,0 +1,47 @@
+"""The installed console script on real files: findings, exit codes, config errors."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "violations"
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "torchperf_lint", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_mixed_directory_reports_every_finding_and_carries_on():
+    result = run(str(EXAMPLES), "-q")
+    assert result.returncode == 1
+    found = [line.split(" ")[0:2] for line in result.stdout.splitlines()]
+    names = [(Path(p.rsplit(":", 3)[0]).name, *p.rsplit(":", 3)[1:3], code) for p, code in found]
+    assert names == [
+        ("broken.py", "2", "1", "TPL900"),
+        ("latin1.py", "4", "20", "TPL001"),
+        ("router.py", "5", "2", "TPL002"),
+        ("router.py", "7", "26", "TPL003"),
+        ("router.py", "11", "5", "TPL005"),
+        ("router.py", "12", "8", "TPL006"),
+    ]
+
+
+def test_invalid_config_value_exits_2_naming_key_and_file(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.torchperf-lint]\nselect = "TPL001"\n')
+    (tmp_path / "a.py").write_text("import torch\n")
+    result = run("a.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "tool.torchperf-lint.select" in result.stderr and "pyproject.toml" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unknown_selector_is_a_usage_error(tmp_path):
+    result = run(str(EXAMPLES), "--select", "TPL7")
+    assert result.returncode == 2 and "TPL7" in result.stderr
+
+
+def test_noqa_suppresses_and_unused_noqa_is_reported(tmp_path):
+    source = "import torch\ny = x.cuda()  # noqa: TPL003\nz = 1  # noqa: TPL001\n"
+    (tmp_path / "a.py").write_text(source)
+    result = run("a.py", "-q", cwd=tmp_path)
+    assert result.stdout == "a.py:3:8: TPL901 Unused `noqa` directive (unused: `TPL001`)\n"
