@@ -19,6 +19,7 @@ def test_mixed_directory_reports_every_finding_and_carries_on():
     assert names == [
         ("broken.py", "2", "1", "TPL900"),
         ("latin1.py", "4", "20", "TPL001"),
+        ("not_utf8.py", "1", "1", "TPL900"),
         ("router.py", "5", "2", "TPL002"),
         ("router.py", "7", "26", "TPL003"),
         ("router.py", "11", "5", "TPL005"),

@@ -18,7 +18,7 @@ class Directive:
     row: int
     column: int  # 1-based
     end_column: int
-    codes: tuple[str, ...] | None  # None: a bare, blanket ``# noqa``
+    codes: tuple[str, ...] | None  # None for a bare, blanket directive
 
 
 def find_directives(text: str) -> dict[int, Directive]:
