@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        return _syntax_finding(options, error.raw_line, error.raw_column + 1, _first_line(error))
+        return _syntax_finding(options, error.raw_line, error.raw_column + 1, _parser_message(error))
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
     try:
@@ -84,6 +85,12 @@ def _check_syntax_only(text: str, options: FileOptions) -> list[Diagnostic]:
 def _first_line(error: Exception) -> str:
     lines = str(error).strip().splitlines()
     return f"SyntaxError: {lines[0] if lines else 'invalid syntax'}"
+
+
+def _parser_message(error: cst.ParserSyntaxError) -> str:
+    """LibCST's message without its own "parser error: error at R:C:" prefix."""
+    detail = re.sub(r"^(parser error: )?(error at \d+:\d+: )?", "", error.message)
+    return f"SyntaxError: {detail or 'invalid syntax'}"
 
 
 def _syntax_finding(options: FileOptions, row: int, column: int, message: str) -> list[Diagnostic]:
