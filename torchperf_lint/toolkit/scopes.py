@@ -96,24 +96,23 @@ class ScopeBuilder(cst.CSTVisitor):
         self._current.bind(node.name.value)
         for decorator in node.decorators:
             decorator.visit(self)
-        node.params.visit(self)
         if node.returns is not None:
             node.returns.visit(self)
-        self._push(node)
-        for param in _all_params(node.params):
-            self._current.bind(param.name.value)
-        node.body.visit(self)
-        self._stack.pop()
+        self._enter_function(node)
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self._enter_function(node)
+        return False
+
+    def _enter_function(self, node: cst.FunctionDef | cst.Lambda) -> None:
+        """Defaults belong to the outer scope; parameters and the body to the new one."""
         node.params.visit(self)
         self._push(node)
         for param in _all_params(node.params):
             self._current.bind(param.name.value)
         node.body.visit(self)
         self._stack.pop()
-        return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self._current.bind(node.name.value)
