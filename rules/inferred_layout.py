@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.matching import int_value, method_name, source_of, string_value, walk
+from torchperf_lint.toolkit.matching import (
+    int_value,
+    method_name,
+    positional,
+    root_name,
+    source_of,
+    string_value,
+    walk,
+)
 
 #: Sizes that look like a channel count; 0 (an empty check) is deliberately absent.
 _CHANNEL_LIKE = frozenset({1, 2, 3, 4})
@@ -17,6 +26,7 @@ _LAYOUT_NAMES = frozenset(
 _LAYOUT_METHODS = frozenset({"permute", "transpose", "movedim", "moveaxis", "swapaxes", "swapdims"})
 _MEMORY_FORMATS = frozenset({"torch.channels_last", "torch.channels_last_3d", "torch.contiguous_format"})
 _LAYOUT_TARGET = re.compile(r"layout|channels?_(axis|dim|last|first)|data_format", re.IGNORECASE)
+_NOT_A_SIZE = object()
 _SMALL_BOUND = {cst.LessThan: 5, cst.LessThanEqual: 4, cst.GreaterThan: 0, cst.GreaterThanEqual: 1}
 
 
@@ -35,8 +45,8 @@ class InferredLayout(Rule):
     use_instead = 'if layout == "DHWC":\n    volume = volume.permute(3, 0, 1, 2)'
     notes = (
         "Flagged: a comparison of `x.shape[i]`, `x.size(i)` or a name unpacked from a shape with "
-        "a channel-like size (1 to 4, or a small range) whose branch permutes or transposes, sets a "
-        "memory format, names a layout, or assigns a layout-like name. Rank checks, empty checks, "
+        "a channel-like size (1 to 4, or a small range) whose branch permutes or transposes that same "
+        "tensor, sets a memory format, names a layout, or assigns a layout-like name. Rank checks, empty checks, "
         "shape equality and size-based routing whose branch does none of these (folding a batch "
         "when `n >= 4 and c == 1` under an explicit layout) are not flagged."
     )
@@ -48,6 +58,8 @@ class InferredLayout(Rule):
         "        return fold(v.reshape(1, n, *v.shape[2:]))\n",
         "import torch\ndef f(x, layout):\n    if layout == 'DHWC':\n        x = x.permute(3, 0, 1, 2)\n",
         "import torch\ndef f(img):\n    if img.shape[-1] == 1:\n        return img[..., 0]\n",
+        "import torch\ndef f(work):\n    n, c = work.shape[:2]\n    if c == 1:\n"
+        "        return sample(work.view(1, n, 4, 4)).view(n, 4, 1, 4).transpose(1, 2)\n",
     )
     invalid = (
         Invalid(
@@ -64,6 +76,11 @@ class InferredLayout(Rule):
         ),
         Invalid("import torch\ndef f(x):\n    channels_last = x.shape[-1] == 3\n", ((3, 21),)),
         Invalid(
+            "import torch\ndef f(x):\n    c = x.size(-1)\n    if c == 3:\n"
+            "        return torch.movedim(x, -1, 0)\n",
+            ((4, 8),),
+        ),
+        Invalid(
             "import torch\ndef f(x):\n    if x.shape[1] == 3:\n"
             "        x = x.contiguous(memory_format=torch.channels_last)\n",
             ((3, 8),),
@@ -72,56 +89,79 @@ class InferredLayout(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._size_names: set[str] = set()
+        self._size_names: dict[str, str | None] = {}  # name -> root name of the tensor it measures
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             if _is_shape_source(node.value) and isinstance(target.target, cst.Tuple | cst.List):
                 for element in target.target.elements:
                     if isinstance(element.value, cst.Name):
-                        self._size_names.add(element.value.value)
-            elif isinstance(target.target, cst.Name) and self._is_size(node.value):
-                self._size_names.add(target.target.value)
+                        self._size_names[element.value.value] = root_name(node.value)
+            elif isinstance(target.target, cst.Name) and self._measured(node.value) is not _NOT_A_SIZE:
+                self._size_names[target.target.value] = self._measured(node.value)
         if any(isinstance(t.target, cst.Name) and _LAYOUT_TARGET.search(t.target.value) for t in node.targets):
-            self._report_guesses(node.value)
+            self._report_guesses(node.value, branches=())
 
     def visit_If(self, node: cst.If) -> None:
         branches: list[cst.CSTNode] = [node.body]
         if isinstance(node.orelse, cst.Else):
             branches.append(node.orelse.body)
-        if any(_has_layout_effect(self.ctx, branch) for branch in branches):
-            self._report_guesses(node.test)
+        self._report_guesses(node.test, branches)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        if _has_layout_effect(self.ctx, node.body) or _has_layout_effect(self.ctx, node.orelse):
-            self._report_guesses(node.test)
+        self._report_guesses(node.test, (node.body, node.orelse))
 
-    def _report_guesses(self, test: cst.BaseExpression) -> None:
+    def _report_guesses(self, test: cst.BaseExpression, branches: Sequence[cst.CSTNode]) -> None:
+        """Report channel-like comparisons in ``test`` whose ``branches`` act on the layout.
+
+        With no branches (a layout-like name is being assigned) the assignment itself is the effect.
+        """
         for found in walk(test, into_functions=False):
-            if isinstance(found, cst.Comparison) and self._is_guess(found):
+            if not isinstance(found, cst.Comparison):
+                continue
+            measured = self._guessed_tensor(found)
+            if measured is _NOT_A_SIZE:
+                continue
+            if not branches or any(_has_layout_effect(self.ctx, branch, measured) for branch in branches):
                 self.report(found, what=source_of(found))
 
-    def _is_guess(self, comparison: cst.Comparison) -> bool:
+    def _guessed_tensor(self, comparison: cst.Comparison) -> str | None | object:
+        """The root name of the tensor a channel-like size comparison measures, or ``_NOT_A_SIZE``."""
         left = comparison.left
         for target in comparison.comparisons:
             right = target.comparator
-            if self._is_size(left) and _is_channel_like(target.operator, right):
-                return True
-            if self._is_size(right) and _is_channel_like(_mirror(target.operator), left):
-                return True
+            if _is_channel_like(target.operator, right) and self._measured(left) is not _NOT_A_SIZE:
+                return self._measured(left)
+            if _is_channel_like(_mirror(target.operator), left) and self._measured(right) is not _NOT_A_SIZE:
+                return self._measured(right)
             left = right
-        return False
+        return _NOT_A_SIZE
 
-    def _is_size(self, node: cst.BaseExpression) -> bool:
+    def _measured(self, node: cst.BaseExpression) -> str | None | object:
+        """For a size expression, the root name of the tensor it measures; else ``_NOT_A_SIZE``."""
         if isinstance(node, cst.Name):
-            return node.value in self._size_names
+            return self._size_names.get(node.value, _NOT_A_SIZE)
         if isinstance(node, cst.Subscript) and len(node.slice) == 1:
             index = node.slice[0].slice
-            if isinstance(index, cst.Index) and int_value(index.value) is not None:
-                return _is_shape_source(node.value)
+            if (
+                isinstance(index, cst.Index)
+                and int_value(index.value) is not None
+                and _is_shape_source(node.value)
+            ):
+                return root_name(node.value)
         if isinstance(node, cst.Call) and method_name(node) == "size" and len(node.args) == 1:
-            return int_value(node.args[0].value) is not None
-        return False
+            if int_value(node.args[0].value) is not None:
+                return root_name(node)
+        return _NOT_A_SIZE
+
+
+def _reorders(call: cst.Call, measured: str) -> bool:
+    """``measured.permute(...)`` (any chain rooted at it) or ``torch.permute(measured, ...)``."""
+    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+    if root_name(receiver) == measured:
+        return True
+    args = positional(call)
+    return bool(args) and root_name(args[0].value) == measured
 
 
 def _is_shape_source(node: cst.BaseExpression) -> bool:
@@ -158,10 +198,17 @@ def _mirror(operator: cst.BaseCompOp) -> cst.BaseCompOp:
     return mirrored() if mirrored is not None else operator
 
 
-def _has_layout_effect(ctx, node: cst.CSTNode) -> bool:
+def _has_layout_effect(ctx, node: cst.CSTNode, measured: str | None) -> bool:
+    """Whether ``node`` reorders the measured tensor's axes or otherwise commits to a layout.
+
+    Reordering some other tensor (a sampler's output put back in order) is not a guess about the
+    measured one, so axis methods count only on the measured root name; memory formats, layout names
+    and layout-like assignments count wherever they appear.
+    """
     for found in walk(node, into_functions=False):
         if isinstance(found, cst.Call) and method_name(found) in _LAYOUT_METHODS:
-            return True
+            if measured is None or _reorders(found, measured):
+                return True
         if isinstance(found, cst.Arg) and found.keyword is not None:
             if found.keyword.value == "memory_format":
                 return True

@@ -107,3 +107,10 @@ def source_of(node: cst.CSTNode) -> str:
 
 
 _EMPTY_MODULE = cst.Module(body=[])
+
+
+def root_name(node: cst.BaseExpression | None) -> str | None:
+    """The name a chain of attributes, calls and subscripts starts from: ``x`` for ``x[0].float().shape``."""
+    while isinstance(node, cst.Attribute | cst.Call | cst.Subscript):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None

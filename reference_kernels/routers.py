@@ -1,0 +1,100 @@
+"""Routers: send a validated request down the route the benchmark chose for its region.
+
+Every function here is caller-prevalidated: the public functions in ``api`` checked the arguments,
+so routers only dispatch (identity, empty batch, route predicates) and do kernel work, all under
+``torch.no_grad()``. ``no_grad`` rather than ``inference_mode``: an inference tensor cannot be saved
+for backward, so a result fed into a trainable module downstream would fail there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .grids import affine_grid3d, is_plane_warp, plane_grid, remap_grid
+from .layouts import as_working, empty_result, from_working, spatial_shape
+from .sampling import SamplerOptions, restore, sample, sampler_options, to_working
+from .validation import RemapRequest, WarpRequest
+
+_IDENTITY = np.eye(3, 4)
+
+#: Single-channel batches of at least this many volumes fold the batch into the channel axis.
+#: Evidence: BENCHMARKS.md rows "fold" vs "naive" for C=1; below this size the batched call won or tied.
+FOLD_MIN_BATCH = 2
+
+
+def _should_fold_batch(batch: int, channels: int) -> bool:
+    return channels == 1 and batch >= FOLD_MIN_BATCH
+
+
+def _fold_groups(batch: int) -> int:
+    """How many groups to fold a batch into: the 3D sampler parallelises over its batch axis only,
+    so one group per thread keeps every thread busy while each group shares the grid work."""
+    threads = max(1, torch.get_num_threads())
+    return max(g for g in range(1, min(threads, batch) + 1) if batch % g == 0)
+
+
+def _can_merge(tensor: torch.Tensor, dim: int) -> bool:
+    """Whether axes ``dim`` and ``dim + 1`` merge into one axis as a view (no copy)."""
+    return tensor.size(dim + 1) == 1 or tensor.stride(dim) == tensor.stride(dim + 1) * tensor.size(dim + 1)
+
+
+def warp_router(request: WarpRequest) -> torch.Tensor | np.ndarray:  # torchperf: prevalidated
+    volume, layout = request.volume, request.layout
+    in_dhw = spatial_shape(tuple(volume.shape), layout)
+    if request.size == in_dhw and np.array_equal(request.inverse, _IDENTITY):
+        return volume
+    work = as_working(volume, layout)
+    if work.shape[0] == 0:
+        return from_working(empty_result((0, work.shape[1], *request.size), work.dtype, layout), layout)
+    options = sampler_options(request.sampling)
+    with torch.no_grad():
+        floats = to_working(work, options)
+        if options.mode == "bilinear" and is_plane_warp(request.inverse, in_dhw[0], request.size[0]):
+            grid = plane_grid(request.inverse, in_dhw[1:], request.size[1:])
+            sampled = _sample_planes(floats, grid, options)
+        else:
+            sampled = _sample_volumes(floats, affine_grid3d(request.inverse, in_dhw, request.size), options)
+        return from_working(restore(sampled, work.dtype, layout, options), layout)
+
+
+def remap_router(request: RemapRequest) -> torch.Tensor | np.ndarray:  # torchperf: prevalidated
+    volume, layout = request.volume, request.layout
+    work = as_working(volume, layout)
+    out_dhw = tuple(request.coords.shape[:3])
+    if work.shape[0] == 0:
+        return from_working(empty_result((0, work.shape[1], *out_dhw), work.dtype, layout), layout)
+    options = sampler_options(request.sampling)
+    with torch.no_grad():
+        grid = remap_grid(request.coords, spatial_shape(tuple(volume.shape), layout))
+        sampled = _sample_volumes(to_working(work, options), grid, options)
+        return from_working(restore(sampled, work.dtype, layout, options), layout)
+
+
+def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
+    """3D sampling of an NCDHW batch with one shared grid: one sampler call either way."""
+    batch, channels = work.shape[:2]
+    if _should_fold_batch(batch, channels):
+        groups = _fold_groups(batch)
+        folded = work.view(groups, batch // groups, *work.shape[2:])
+        sampled = sample(folded, grid.expand(groups, -1, -1, -1, -1), options)
+        return sampled.view(batch, 1, *sampled.shape[2:])
+    return sample(work, grid.expand(batch, -1, -1, -1, -1), options)
+
+
+def _sample_planes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
+    """2D sampling of every depth slice with one shared plane grid."""
+    batch, channels, depth = work.shape[:3]
+    slices = work.transpose(1, 2)  # N, D, C, H, W
+    if channels == 1 and _can_merge(slices, 0):
+        planes = slices.reshape(1, batch * depth, *work.shape[3:])
+        return sample(planes, grid, options).view(batch, depth, 1, *grid.shape[1:3]).transpose(1, 2)
+    if _can_merge(slices, 0):
+        planes = slices.reshape(batch * depth, channels, *work.shape[3:])
+        sampled = sample(planes, grid.expand(batch * depth, -1, -1, -1), options)
+        return sampled.view(batch, depth, channels, *grid.shape[1:3]).transpose(1, 2)
+    out = torch.empty((batch, depth, channels, *grid.shape[1:3]), dtype=torch.float32)
+    per_volume_grid = grid.expand(depth, -1, -1, -1)
+    for item in range(batch):
+        out[item] = sample(slices[item], per_volume_grid, options)
+    return out.transpose(1, 2)
