@@ -1,0 +1,185 @@
+"""``python -m torchperf_lint.reference_kernels.bench``: time every region and write the results JSON."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import torch
+
+from .measure import disagreement, peak_extra_mb, time_round_robin
+from .regions import FULL_DHW, NON_TORCH, QUICK_DHW, REGIONS, RIVALS, Region, build_call, public
+
+SCHEMA = "torchperf-bench/1"
+#: Timed samples and untimed warm-up calls per candidate.
+QUICK_SAMPLES, FULL_SAMPLES, WARMUP = 9, 15, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    sizes = [QUICK_DHW] if args.quick else [QUICK_DHW, FULL_DHW]
+    samples = QUICK_SAMPLES if args.quick else FULL_SAMPLES
+    rows = []
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        _set_opencv_threads(threads)
+        for dhw in sizes:
+            for region in REGIONS:
+                if region.full_only and args.quick:
+                    continue
+                rows.append(_run_region(region, dhw, threads, samples))
+                print(_summary(rows[-1]), file=sys.stderr)
+    _measure_memory(rows)
+    results = {"schema": SCHEMA, "environment": _environment(args), "regions": rows}
+    text = json.dumps(results, indent=2)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m torchperf_lint.reference_kernels.bench")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="one size, fewer samples (about 2 minutes)")
+    mode.add_argument("--full", action="store_true", help="two sizes, every region (the default)")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    parser.add_argument("--json", metavar="OUT", help="write the results here instead of stdout")
+    args = parser.parse_args(argv)
+    try:
+        args.threads = [int(t) for t in args.threads.split(",")]
+    except ValueError:
+        parser.error(f"--threads takes integers such as 1,2, got {args.threads!r}")
+    if any(t < 1 for t in args.threads):
+        parser.error("--threads must be at least 1")
+    return args
+
+
+def _set_opencv_threads(threads: int) -> None:
+    try:
+        import cv2
+    except ImportError:
+        return
+    cv2.setNumThreads(threads)
+
+
+def _run_region(region: Region, dhw: tuple[int, int, int], threads: int, samples: int) -> dict:
+    call = build_call(region, dhw)
+    expected = public(call)
+    checked = {name: _checked(name, call, expected, region) for name in ("public", "naive", *region.rivals)}
+    runnable = {name: _runner(name, call) for name, entry in checked.items() if entry["status"] == "ok"}
+    for name, timing in time_round_robin(runnable, warmup=WARMUP, samples=samples).items():
+        checked[name].update(
+            median_ms=round(timing.median_ms, 3),
+            min_ms=round(timing.min_ms, 3),
+            max_ms=round(timing.max_ms, 3),
+            samples=timing.samples,
+        )
+    volume = call["volume"]
+    return {
+        "id": region.id,
+        "route": region.route,
+        "function": region.function,
+        "threads": threads,
+        "params": {
+            "layout": region.layout,
+            "shape": list(volume.shape),
+            "strides": list(volume.stride() if isinstance(volume, torch.Tensor) else volume.strides),
+            "dtype": region.dtype,
+            "matrix": region.matrix if region.function == "warp_affine3d" else None,
+            "size": list(dhw),
+            "interpolation": region.interpolation,
+            "border_mode": region.border_mode,
+            "border_value": call["border_value"],
+        },
+        "candidates": list(checked.values()),
+    }
+
+
+def _checked(name: str, call: dict, expected, region: Region) -> dict:
+    """The candidate's entry with its status: a rival is timed only if it agrees with the public call."""
+    entry = {"name": name, "backend": name if name in NON_TORCH else "torch", "status": "ok"}
+    if name == "public":
+        return entry
+    try:
+        result = RIVALS[name](call)
+    except ImportError as missing:
+        return {**entry, "status": "not-run", "reason": f"not installed: {missing.name}"}
+    problem = disagreement(result, expected, dtype=region.dtype, nearest=region.interpolation == "nearest")
+    return {**entry, "status": "mismatch", "reason": problem} if problem else entry
+
+
+def _runner(name: str, call: dict):
+    run = public if name == "public" else RIVALS[name]
+    return lambda: run(call)
+
+
+def _measure_memory(rows: list[dict]) -> None:
+    """Peak extra resident memory of each timed candidate, once per region and size: the thread count
+    does not change what is allocated."""
+    regions = {region.id: region for region in REGIONS}
+    peaks: dict[tuple, float | None] = {}
+    for row in rows:
+        size = tuple(row["params"]["size"])
+        for entry in row["candidates"]:
+            if entry["status"] != "ok":
+                continue
+            key = (row["id"], size, entry["name"])
+            if key not in peaks:
+                call = build_call(regions[row["id"]], size)
+                peaks[key] = _rounded(peak_extra_mb(_runner(entry["name"], call)))
+            entry["peak_extra_mb"] = peaks[key]
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _environment(args: argparse.Namespace) -> dict:
+    return {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "command": "python -m torchperf_lint.reference_kernels.bench "
+        + ("--quick" if args.quick else "--full")
+        + f" --threads {','.join(map(str, args.threads))}",
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": _cpu_name(),
+        "cores": os.cpu_count(),
+        "threads": args.threads,
+        "versions": {name: _version(name) for name in ("torch", "numpy", "scipy", "opencv-python-headless")},
+    }
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _version(name: str) -> str | None:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def _summary(row: dict) -> str:
+    timed = {c["name"]: c for c in row["candidates"] if c["status"] == "ok"}
+    base = timed["naive"]["median_ms"]
+    parts = [f"{n} {c['median_ms']:.1f}ms ({c['median_ms'] / base:.2f})" for n, c in timed.items()]
+    return f"[threads={row['threads']} {row['id']} {row['params']['size']}] " + ", ".join(parts)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

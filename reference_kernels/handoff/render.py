@@ -1,0 +1,118 @@
+"""Turn benchmark results (schema ``torchperf-bench/1``) and reviewer notes into the handoff Markdown.
+
+Figures come from the JSON, never from the notes; the notes carry what a benchmark cannot say (what
+was removed, why a faster rival was still not taken, what is left to do).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+import jinja2
+
+SCHEMA = "torchperf-bench/1"
+
+#: Every handoff has these sections, in this order.
+SECTIONS = (
+    "Full-path baseline",
+    "Selected route",
+    "Removed work",
+    "Allocation and copy changes",
+    "Backends and Torch-specific candidates considered",
+    "Thread and benchmark matrix",
+    "Correctness and memory evidence",
+    "Regressions",
+    "Rejected regions",
+    "Follow-ups",
+)
+#: A rival within this factor of the public call is a tie, not a regression.
+TIE = 1.05
+
+
+class ResultsError(ValueError):
+    """The results JSON is not in the documented schema."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One benchmark region at one thread count, with the figures the report quotes."""
+
+    raw: dict
+    public: dict
+    naive: dict
+
+    @property
+    def ratio(self) -> float:
+        return self.public["median_ms"] / self.naive["median_ms"]
+
+    @property
+    def rivals(self) -> list[dict]:
+        return [c for c in self.raw["candidates"] if c["name"] not in ("public", "naive")]
+
+    def relative(self, candidate: dict) -> float:
+        return candidate["median_ms"] / self.public["median_ms"]
+
+
+def render_handoff(results: dict, notes: str = "") -> str:
+    """The handoff Markdown for ``results``, with each ``## Section`` of ``notes`` under its section."""
+    rows = _rows(results)
+    environment = jinja2.Environment(
+        loader=jinja2.FunctionLoader(_template_source),
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    template = environment.get_template("handoff.md.j2")
+    return template.render(
+        env=results["environment"],
+        rows=rows,
+        routes=_by_route(rows),
+        regressions=[
+            r for r in rows if r.ratio >= 1.0 or any(_beats(r, c) for c in r.rivals if c["backend"] == "torch")
+        ],
+        rejected=[(r, c) for r in rows for c in r.rivals if not _beats(r, c)],
+        faster_elsewhere=[(r, c) for r in rows for c in r.rivals if _beats(r, c)],
+        notes=parse_notes(notes),
+        sections=SECTIONS,
+    )
+
+
+def parse_notes(notes: str) -> dict[str, str]:
+    """``## Heading`` blocks of a Markdown notes file, keyed by lower-cased heading."""
+    found: dict[str, str] = {}
+    for block in re.split(r"^## ", notes, flags=re.MULTILINE)[1:]:
+        heading, _, body = block.partition("\n")
+        found[heading.strip().lower()] = body.strip()
+    return found
+
+
+def _template_source(name: str) -> str:
+    return resources.files(__package__).joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _rows(results: dict) -> list[Row]:
+    if results.get("schema") != SCHEMA:
+        raise ResultsError(f"results schema must be {SCHEMA!r}, got {results.get('schema')!r}")
+    rows = []
+    for raw in results["regions"]:
+        named = {c["name"]: c for c in raw["candidates"] if c["status"] == "ok"}
+        if "public" not in named or "naive" not in named:
+            raise ResultsError(f"region {raw['id']!r} lacks a timed 'public' or 'naive' candidate")
+        rows.append(Row(raw, named["public"], named["naive"]))
+    return rows
+
+
+def _by_route(rows: list[Row]) -> dict[str, list[Row]]:
+    routes: dict[str, list[Row]] = {}
+    for row in rows:
+        routes.setdefault(row.raw["route"], []).append(row)
+    return routes
+
+
+def _beats(row: Row, candidate: dict) -> bool:
+    """Whether a timed rival is clearly faster than the public call in this row."""
+    return candidate["status"] == "ok" and row.relative(candidate) * TIE < 1.0
