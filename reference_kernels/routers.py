@@ -19,7 +19,9 @@ from .validation import RemapRequest, WarpRequest
 _IDENTITY = np.eye(3, 4)
 
 #: Single-channel batches of at least this many volumes fold the batch into the channel axis.
-#: Evidence: BENCHMARKS.md rows "fold" vs "naive" for C=1; below this size the batched call won or tied.
+#: Evidence (results/HANDOFF.md, public/naive at 32x64x64 and 64x128x128): with 1 thread warp-c1-n2
+#: 0.80/0.71, warp-c1-n4 0.68/0.59, remap-c1-n4 0.68/0.51; with 2 threads warp-c1-n4 0.79/0.60 and
+#: remap-c1-n4 0.87/0.58, while a batch of 2 makes 2 groups, i.e. the plain batched call (0.97/0.98).
 FOLD_MIN_BATCH = 2
 
 

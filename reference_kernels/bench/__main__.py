@@ -23,16 +23,17 @@ QUICK_SAMPLES, FULL_SAMPLES, WARMUP = 9, 15, 2
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
-    sizes = [QUICK_DHW] if args.quick else [QUICK_DHW, FULL_DHW]
+    sizes = [args.size] if args.size else [QUICK_DHW] if args.quick else [QUICK_DHW, FULL_DHW]
     samples = QUICK_SAMPLES if args.quick else FULL_SAMPLES
+    chosen = [
+        r for r in REGIONS if (args.regions is None or r.id in args.regions) and not (r.full_only and args.quick)
+    ]
     rows = []
     for threads in args.threads:
         torch.set_num_threads(threads)
         _set_opencv_threads(threads)
         for dhw in sizes:
-            for region in REGIONS:
-                if region.full_only and args.quick:
-                    continue
+            for region in chosen:
                 rows.append(_run_region(region, dhw, threads, samples))
                 print(_summary(rows[-1]), file=sys.stderr)
     _measure_memory(rows)
@@ -52,14 +53,29 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     mode.add_argument("--full", action="store_true", help="two sizes, every region (the default)")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--json", metavar="OUT", help="write the results here instead of stdout")
+    parser.add_argument("--regions", help="comma-separated region ids (default: all)")
+    parser.add_argument("--size", help="one spatial size D,H,W instead of the mode's sizes")
     args = parser.parse_args(argv)
-    try:
-        args.threads = [int(t) for t in args.threads.split(",")]
-    except ValueError:
-        parser.error(f"--threads takes integers such as 1,2, got {args.threads!r}")
-    if any(t < 1 for t in args.threads):
-        parser.error("--threads must be at least 1")
+    args.threads = _integers(parser, "--threads", args.threads)
+    args.size = tuple(_integers(parser, "--size", args.size)) if args.size else None
+    if args.size is not None and len(args.size) != 3:
+        parser.error("--size takes three integers D,H,W")
+    if args.regions is not None:
+        args.regions = set(args.regions.split(","))
+        unknown = args.regions - {r.id for r in REGIONS}
+        if unknown:
+            parser.error(f"unknown region ids: {', '.join(sorted(unknown))}")
     return args
+
+
+def _integers(parser: argparse.ArgumentParser, option: str, text: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        parser.error(f"{option} takes positive integers such as 1,2, got {text!r}")
+    if any(value < 1 for value in values):
+        parser.error(f"{option} takes positive integers, got {text!r}")
+    return values
 
 
 def _set_opencv_threads(threads: int) -> None:
@@ -145,9 +161,7 @@ def _rounded(value: float | None) -> float | None:
 def _environment(args: argparse.Namespace) -> dict:
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "command": "python -m torchperf_lint.reference_kernels.bench "
-        + ("--quick" if args.quick else "--full")
-        + f" --threads {','.join(map(str, args.threads))}",
+        "command": _command(args),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpu": _cpu_name(),
@@ -155,6 +169,16 @@ def _environment(args: argparse.Namespace) -> dict:
         "threads": args.threads,
         "versions": {name: _version(name) for name in ("torch", "numpy", "scipy", "opencv-python-headless")},
     }
+
+
+def _command(args: argparse.Namespace) -> str:
+    words = ["python -m torchperf_lint.reference_kernels.bench", "--quick" if args.quick else "--full"]
+    words.append("--threads " + ",".join(map(str, args.threads)))
+    if args.regions:
+        words.append("--regions " + ",".join(sorted(args.regions)))
+    if args.size:
+        words.append("--size " + ",".join(map(str, args.size)))
+    return " ".join(words)
 
 
 def _cpu_name() -> str:

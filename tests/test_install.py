@@ -1,0 +1,75 @@
+"""The built wheel installs the documented import names, and nothing generic, into a fresh venv."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBE = """
+import pathlib, sys
+import torchperf_lint.rules, torchperf_lint.reference_kernels as rk
+from torchperf_lint.reference_kernels import warp_affine3d
+from torchperf_lint.registry import all_rules
+print(pathlib.Path(rk.__file__).resolve().is_relative_to(pathlib.Path(sys.prefix).resolve()))
+print(len(all_rules()) > 0)
+try:
+    import torch
+except ImportError:
+    print("no torch")
+else:
+    print(tuple(warp_affine3d(torch.zeros(1, 2, 3, 4), [[1, 0, 0, 0.5], [0, 1, 0, 0], [0, 0, 1, 0]], (2, 3, 4),
+                              layout="CDHW").shape))
+"""
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+    )
+    return next(out.glob("torchperf_lint-*.whl"))
+
+
+def test_wheel_maps_folders_into_the_torchperf_lint_namespace(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert tops == {"torchperf_lint"}
+    assert "torchperf_lint/reference_kernels/handoff/templates/handoff.md.j2" in names
+    assert "torchperf_lint/rules/compilation.py" in names
+
+
+def test_wheel_in_a_fresh_venv_imports_and_runs(wheel, tmp_path):
+    env = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env)
+    python = env / "bin" / "python"
+    subprocess.run(
+        [python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)], check=True, cwd=tmp_path
+    )
+    lines = subprocess.run([python, "-c", PROBE], check=True, capture_output=True, text=True, cwd=tmp_path)
+    assert lines.stdout.split("\n")[:3] == ["True", "True", "(1, 2, 3, 4)"]
+
+
+def test_editable_install_serves_the_same_names():
+    lines = subprocess.run(
+        [sys.executable, "-c", PROBE], check=True, capture_output=True, text=True, cwd=ROOT.parent
+    )
+    assert lines.stdout.split("\n")[1:3] == ["True", "(1, 2, 3, 4)"]
