@@ -32,8 +32,22 @@ def _should_fold_batch(batch: int, channels: int) -> bool:
 def _fold_groups(batch: int) -> int:
     """How many groups to fold a batch into: the 3D sampler parallelises over its batch axis only,
     so one group per thread keeps every thread busy while each group shares the grid work."""
-    threads = max(1, torch.get_num_threads())
-    return max(g for g in range(1, min(threads, batch) + 1) if batch % g == 0)
+    return _largest_divisor_up_to(batch, torch.get_num_threads())
+
+
+def _depth_parts(batch: int, out_depth: int) -> int:
+    """How many slabs of output depth to sample side by side for a lone volume.
+
+    One volume gives the 3D sampler's batch-parallel loop one item, so it runs on one thread; slabs
+    of output depth, with the input expanded (zero stride) under each, give it one per thread.
+    Evidence (results/HANDOFF.md, 2 threads): warp-c1-n1, warp-c3-n1 and remap-c1-n1, where putting
+    multi-channel slabs back in order costs one output-sized copy and still wins.
+    """
+    return _largest_divisor_up_to(out_depth, torch.get_num_threads()) if batch == 1 else 1
+
+
+def _largest_divisor_up_to(count: int, limit: int) -> int:
+    return max(d for d in range(1, max(1, min(limit, count)) + 1) if count % d == 0)
 
 
 def _can_merge(tensor: torch.Tensor, dim: int) -> bool:
@@ -76,11 +90,17 @@ def remap_router(request: RemapRequest) -> torch.Tensor | np.ndarray:  # torchpe
 def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
     """3D sampling of an NCDHW batch with one shared grid: one sampler call either way."""
     batch, channels = work.shape[:2]
+    out_dhw = grid.shape[1:4]
     if _should_fold_batch(batch, channels):
         groups = _fold_groups(batch)
         folded = work.view(groups, batch // groups, *work.shape[2:])
         sampled = sample(folded, grid.expand(groups, -1, -1, -1, -1), options)
-        return sampled.view(batch, 1, *sampled.shape[2:])
+        return sampled.view(batch, 1, *out_dhw)
+    parts = _depth_parts(batch, out_dhw[0])
+    if parts > 1:
+        slabs = grid.view(parts, out_dhw[0] // parts, *grid.shape[2:])
+        sampled = sample(work.expand(parts, -1, -1, -1, -1), slabs, options)
+        return sampled.transpose(0, 1).reshape(1, channels, *out_dhw)  # a view when channels == 1
     return sample(work, grid.expand(batch, -1, -1, -1, -1), options)
 
 

@@ -18,7 +18,7 @@ from .regions import FULL_DHW, NON_TORCH, QUICK_DHW, REGIONS, RIVALS, Region, bu
 
 SCHEMA = "torchperf-bench/1"
 #: Timed samples and untimed warm-up calls per candidate.
-QUICK_SAMPLES, FULL_SAMPLES, WARMUP = 9, 15, 2
+QUICK_SAMPLES, FULL_SAMPLES, WARMUP = 9, 21, 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +101,7 @@ def _run_region(region: Region, dhw: tuple[int, int, int], threads: int, samples
     volume = call["volume"]
     return {
         "id": region.id,
-        "route": region.route,
+        "route": region.single_thread_route if threads == 1 and region.single_thread_route else region.route,
         "function": region.function,
         "threads": threads,
         "params": {

@@ -37,11 +37,31 @@ class Region:
     fill: float | tuple[float, ...] = 0.0
     rivals: tuple[str, ...] = ()
     full_only: bool = False
+    single_thread_route: str | None = None  # the route taken instead when only one thread runs
     extra: dict = field(default_factory=dict)
 
 
 REGIONS = (
-    Region("warp-c1-n1", "general-3d", "warp_affine3d", "NCDHW", 1, 1, rivals=("scipy",)),
+    Region(
+        "warp-c1-n1",
+        "depth-split",
+        "warp_affine3d",
+        "NCDHW",
+        1,
+        1,
+        rivals=("batched-3d", "scipy"),
+        single_thread_route="general-3d",
+    ),
+    Region(
+        "warp-c3-n1",
+        "depth-split",
+        "warp_affine3d",
+        "NCDHW",
+        1,
+        3,
+        rivals=("batched-3d",),
+        single_thread_route="general-3d",
+    ),
     Region("warp-c1-n2", "fold", "warp_affine3d", "NCDHW", 2, 1, rivals=("batched-3d",)),
     Region("warp-c1-n4", "fold", "warp_affine3d", "NCDHW", 4, 1, rivals=("batched-3d", "fold-one-group", "scipy")),
     Region("warp-c3-n4", "general-3d", "warp_affine3d", "NCDHW", 4, 3, rivals=("per-item-3d", "scipy")),
@@ -88,6 +108,16 @@ REGIONS = (
         3,
         matrix="plane",
         interpolation="nearest",
+    ),
+    Region(
+        "remap-c1-n1",
+        "depth-split",
+        "remap3d",
+        "NCDHW",
+        1,
+        1,
+        rivals=("batched-3d",),
+        single_thread_route="general-3d",
     ),
     Region("remap-c1-n4", "fold", "remap3d", "NCDHW", 4, 1, rivals=("batched-3d", "scipy")),
     Region("remap-c3-n4", "general-3d", "remap3d", "NCDHW", 4, 3, rivals=("per-item-3d",)),

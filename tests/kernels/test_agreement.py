@@ -150,6 +150,19 @@ def test_non_contiguous_views_match_reference(matrix, layout, channels):
     assert_agrees(remapped, case, remap_coords(OUT_DHW).astype(np.float64), "linear", "replicate", 0.0, "float32")
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("channels", [1, 3])
+def test_depth_split_matches_reference(threads, layout, channels, monkeypatch):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: threads)
+    case = make_case(layout, "uint8", 1, channels, IN_DHW)
+    result = warp_affine3d(case.volume, GENERAL, OUT_DHW, layout=layout, border_value=99)
+    assert_agrees(result, case, reference.warp_coords(GENERAL, OUT_DHW), "linear", "constant", 99 / 255, "uint8")
+    coords = remap_coords(OUT_DHW)
+    result = remap3d(case.volume, coords, layout=layout, interpolation="nearest", border_mode="replicate")
+    assert_agrees(result, case, coords.astype(np.float64), "nearest", "replicate", 0.0, "uint8")
+
+
 @pytest.mark.parametrize("dhw", [(1, 1, 1), (1, 4, 3), (3, 1, 2)])
 def test_one_voxel_axes_match_reference(dhw):
     case = make_case("NCDHW", "float32", 2, 2, dhw)

@@ -142,6 +142,22 @@ def test_single_channel_batch_folds_into_channels_with_one_call(sampler, monkeyp
     assert sampler.calls == [(2, batch // 2, 4, 5, 6)] * 2
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_a_lone_volume_splits_its_output_depth_across_threads(sampler, monkeypatch, threads):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: threads)
+    warp_affine3d(torch.rand(1, 4, 5, 6), SHIFT, (6, 5, 6), layout="CDHW")
+    remap3d(np.random.rand(4, 5, 6, 1).astype(np.float32), torch.rand(6, 3, 3, 3), layout="DHWC")
+    assert sampler.calls == [(threads, 1, 4, 5, 6)] * 2
+
+
+def test_depth_split_takes_any_channel_count_but_needs_a_divisible_depth(sampler, monkeypatch):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
+    warp_affine3d(torch.rand(3, 4, 5, 6), SHIFT, (6, 5, 6), layout="CDHW")
+    warp_affine3d(torch.rand(1, 4, 5, 6), SHIFT, (5, 5, 6), layout="CDHW")
+    warp_affine3d(torch.rand(2, 3, 4, 5, 6), SHIFT, (6, 5, 6), layout="NCDHW")
+    assert sampler.calls == [(2, 3, 4, 5, 6), (1, 1, 4, 5, 6), (2, 3, 4, 5, 6)]
+
+
 def test_multi_channel_batch_samples_once_with_a_shared_grid(sampler):
     warp_affine3d(torch.rand(5, 3, 4, 5, 6), SHIFT, (4, 5, 6), layout="NCDHW", border_value=[1, 2, 3])
     assert sampler.calls == [(5, 3, 4, 5, 6)]
