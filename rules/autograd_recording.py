@@ -18,6 +18,10 @@ _AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Functi
 
 class AutogradRecording(Rule):
     code = "TPL001"
+    fix_safety = (
+        "No fix: dropping `requires_grad=True` or a `.backward()` changes what the caller can "
+        "train, and the right place for `torch.no_grad()` is a judgement about the whole route."
+    )
     name = "autograd-recording"
     summary = "Code inside a primitive records autograd"
     message = "`{what}` records autograd; primitives run without building a graph"

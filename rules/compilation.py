@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchperf_lint.fixes import SAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.matching import is_reference, is_torch_name
+from torchperf_lint.toolkit.matching import is_reference, is_torch_name, positional, source_of
 from torchperf_lint.toolkit.scopes import dotted
 
 _COMPILERS = (
@@ -19,6 +20,8 @@ _COMPILERS = (
     "torch.fx.symbolic_trace",
 )
 _COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor")
+#: Compilers whose removal leaves a function returning the same values.
+_EAGER_EQUIVALENT = frozenset({"torch.compile", "torch.jit.script", "torch.jit.script_method"})
 
 
 class Compilation(Rule):
@@ -39,6 +42,13 @@ class Compilation(Rule):
         "`torch._inductor`, imports included, is flagged. `re.compile` and local functions "
         "named `compile` are not torch and are not flagged."
     )
+    fix = "safe"
+    fix_safety = (
+        "A `@torch.compile`, `@torch.jit.script` or `@torch.jit.script_method` decorator is deleted, "
+        "and `torch.compile(fn, ...)` or `torch.jit.script(fn)` is replaced by `fn`: the function then "
+        "runs eagerly and returns the same values, which is what the contract measures. Tracing, "
+        "export and dynamo calls have no fix: they take example inputs or change what is returned."
+    )
     valid = (
         "import re\npattern = re.compile('x')\n",
         "def compile(src):\n    return src\ncompile('a')\n",
@@ -47,10 +57,23 @@ class Compilation(Rule):
         "import torch\nx = torch.jit\n",
     )
     invalid = (
-        Invalid("import torch\n@torch.compile\ndef f(x):\n    return x\n", ((2, 2),)),
-        Invalid("import torch\n@torch.compile(mode='max-autotune')\ndef f(x):\n    pass\n", ((2, 2),)),
-        Invalid("from torch import compile as c\ng = c(f)\n", ((2, 5),)),
-        Invalid("from torch import jit\ng = jit.script(f)\n", ((2, 5),)),
+        Invalid(
+            "import torch\n@torch.compile\ndef f(x):\n    return x\n",
+            ((2, 2),),
+            fixed="import torch\ndef f(x):\n    return x\n",
+        ),
+        Invalid(
+            "import torch\n@functools.cache\n@torch.compile(mode='max-autotune')\ndef f(x):\n    pass\n",
+            ((3, 2),),
+            fixed="import torch\n@functools.cache\ndef f(x):\n    pass\n",
+        ),
+        Invalid(
+            "from torch import compile as c\ng = c(f, dynamic=False)\n",
+            ((2, 5),),
+            fixed="from torch import compile as c\ng = f\n",
+        ),
+        Invalid("from torch import jit\ng = jit.script(f)\n", ((2, 5),), fixed="from torch import jit\ng = f\n"),
+        Invalid("import torch\ng = torch.jit.trace(f, example)\n", ((2, 5),)),
         Invalid("import functools, torch as T\ng = functools.partial(T.compile, f)\n", ((2, 23),)),
         Invalid("import torch._dynamo\n", ((1, 8),)),
         Invalid("import torch\ntorch._dynamo.reset()\n", ((2, 1),)),
@@ -67,7 +90,7 @@ class Compilation(Rule):
             return
         qualname = self.ctx.qualname(node)
         if qualname in _COMPILERS:
-            self.report(node, what=qualname)
+            self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname)
         elif is_torch_name(qualname, *_COMPILER_PACKAGES):
             self.report(node, what=_package_of(qualname))
 
@@ -79,6 +102,21 @@ class Compilation(Rule):
             name = f"{base}.{name}" if base else None
         if name is not None and is_torch_name(name, *_COMPILER_PACKAGES):
             self.report(node, what=_package_of(name))
+
+
+def _eager_fix(ctx, node: cst.CSTNode, qualname: str) -> PendingFix | None:
+    """Delete a compiling decorator, or unwrap ``compile(fn, ...)`` to ``fn``; None where neither fits."""
+    if qualname not in _EAGER_EQUIVALENT:
+        return None
+    outer = ctx.ancestors[-2] if len(ctx.ancestors) > 1 else None
+    call = outer if isinstance(outer, cst.Call) and outer.func is node else None
+    decorator = ctx.ancestors[-3 if call is not None else -2] if len(ctx.ancestors) > 2 else None
+    if isinstance(decorator, cst.Decorator):
+        return PendingFix(SAFE, f"Remove the `@{qualname}` decorator", (NodeEdit(decorator, whole_lines=True),))
+    if call is not None and len(positional(call)) == 1 and call.args[0].keyword is None:
+        unwrap = NodeEdit(call, source_of(call.args[0].value))
+        return PendingFix(SAFE, f"Call the function eagerly instead of `{qualname}`", (unwrap,))
+    return None
 
 
 def _package_of(qualname: str | None) -> str:

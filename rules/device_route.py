@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.matching import (
     is_non_cpu_device_string,
@@ -12,6 +13,7 @@ from torchperf_lint.toolkit.matching import (
     keyword,
     method_name,
     positional,
+    source_of,
     string_value,
 )
 
@@ -42,6 +44,13 @@ class DeviceRoute(Rule):
         "flagged: only literal non-CPU devices, device modules and device checks are. "
         '`x.to(torch.float32)`, `.to(dtype=...)` and `"cpu"` are fine.'
     )
+    fix = UNSAFE
+    fix_safety = (
+        "`.cuda()`, `.mps()` and friends are removed, leaving the receiver. On a CPU tensor the values "
+        "are the same, but the call returned a copy and the receiver is the caller's own object, so a "
+        "later in-place write would now reach it: unsafe. Device literals, `torch.device` and "
+        "`torch.cuda` checks have no fix: the right CPU route depends on what the branch does."
+    )
     valid = (
         "import torch\ny = x.to(torch.float32)\n",
         "import torch\ny = x.to(dtype=torch.uint8)\n",
@@ -51,7 +60,12 @@ class DeviceRoute(Rule):
         "def cuda():\n    pass\ncuda()\n",
     )
     invalid = (
-        Invalid("import torch\ny = x.cuda()\n", ((2, 5),)),
+        Invalid("import torch\ny = x.cuda()\n", ((2, 5),), fixed="import torch\ny = x\n"),
+        Invalid(
+            "import torch\ny = x.float().cuda(non_blocking=True)\n",
+            ((2, 5),),
+            fixed="import torch\ny = x.float()\n",
+        ),
         Invalid("import torch\ny = x.to('cuda:0')\n", ((2, 10),)),
         Invalid("import torch\ny = torch.ones(2, device='mps')\n", ((2, 19),)),
         Invalid("import torch as T\nd = T.device('cuda', 0)\n", ((2, 5),)),
@@ -77,7 +91,7 @@ class DeviceRoute(Rule):
             return
         method = method_name(node)
         if method in _DEVICE_METHODS:
-            self.report(node, what=f".{method}()")
+            self.report(node, fix=_drop_device_call(node), what=f".{method}()")
         elif method == "to":
             for arg in positional(node):
                 if is_non_cpu_device_string(arg.value):
@@ -96,3 +110,11 @@ class DeviceRoute(Rule):
     def visit_Name(self, node: cst.Name) -> None:
         if is_reference(self.ctx, node) and is_torch_name(self.ctx.qualname(node), *_DEVICE_MODULES):
             self.report(node, what=self.ctx.qualname(node) or node.value)
+
+
+def _drop_device_call(call: cst.Call) -> PendingFix | None:
+    """``x.cuda(...)`` -> ``x``: the value is the same, but ``x`` is now returned itself, not a copy."""
+    if not isinstance(call.func, cst.Attribute):
+        return None
+    receiver = source_of(call.func.value)
+    return PendingFix(UNSAFE, f"Remove `.{call.func.attr.value}()`", (NodeEdit(call, receiver),))

@@ -16,6 +16,10 @@ _GRAD_STATE_CALLS = {
 
 class GraphPreservingFallback(Rule):
     code = "TPL004"
+    fix_safety = (
+        "No fix: the fallback branch has to be deleted by hand once the caller is known not to need "
+        "gradients, and which branch to keep is not visible in the code."
+    )
     name = "graph-preserving-fallback"
     summary = "Branching on autograd state to choose a route"
     message = "branching on `{what}` adds a graph-preserving route; primitives have one eager route"

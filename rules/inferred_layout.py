@@ -32,6 +32,9 @@ _SMALL_BOUND = {cst.LessThan: 5, cst.LessThanEqual: 4, cst.GreaterThan: 0, cst.G
 
 class InferredLayout(Rule):
     code = "TPL006"
+    fix_safety = (
+        "No fix: replacing a size test with a layout argument changes the function's signature and every caller."
+    )
     name = "inferred-layout"
     summary = "A layout inferred from shape sizes"
     message = "`{what}` infers a layout from a size; take the layout as an explicit argument"

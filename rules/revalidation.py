@@ -23,6 +23,10 @@ _VALIDATION_ERRORS = {
 
 class Revalidation(Rule):
     code = "TPL005"
+    fix_safety = (
+        "No fix: deleting a check is only right once the public entry is known to perform the same "
+        "check, which the linter cannot see across modules."
+    )
     name = "revalidation"
     summary = "Validation inside a caller-prevalidated function"
     message = "`{what}` re-validates inside caller-prevalidated `{function}`; validate once at the public entry"

@@ -5,6 +5,7 @@ from torchperf_lint.rule import Rule
 
 class SyntaxErrorRule(Rule):
     code = "TPL900"
+    fix_safety = "No fix: the file has to be repaired by hand."
     name = "syntax-error"
     summary = "The file does not parse or cannot be decoded"
     message = "{detail}"

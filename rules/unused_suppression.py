@@ -5,6 +5,7 @@ from torchperf_lint.rule import Rule
 
 class UnusedSuppression(Rule):
     code = "TPL901"
+    fix_safety = "No fix yet: delete the directive, or the unused codes, by hand."
     name = "unused-suppression"
     summary = "A `# noqa` directive that suppressed nothing"
     message = "Unused `noqa` directive ({detail})"

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
-from torchperf_lint import __version__
+from torchperf_lint import __version__, statistics
+from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIR
+from torchperf_lint.cache import clear as clear_cache
 from torchperf_lint.config import ConfigError, Settings, find_config, load
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import discover
 from torchperf_lint.engine import decode
 from torchperf_lint.explain import explain, rules_table
 from torchperf_lint.registry import all_rules
-from torchperf_lint.reporters import REPORTERS
+from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, ReportContext
+from torchperf_lint.rewrite import Rewrite, add_noqa, fix_jobs
 from torchperf_lint.runner import Job, run
 from torchperf_lint.selection import UsageError, enabled_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-_COMMANDS = {"check", "rule", "rules"}
+_COMMANDS = {"check", "rule", "rules", "clean"}
 
 
 def _codes(value: str) -> list[str]:
@@ -40,7 +45,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", type=_codes, help="codes or prefixes to disable")
     check.add_argument("--config", type=Path, help="a pyproject.toml (or bare TOML table) to use")
     check.add_argument("--output-format", choices=sorted(REPORTERS), default="text")
-    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("-o", "--output-file", type=Path, help="write the report to this file instead of stdout")
+    check.add_argument("--statistics", action="store_true", help="count findings per rule instead of listing them")
+    check.add_argument(
+        "--fix", action="store_true", help="apply safe fixes (atomically, only if the result parses)"
+    )
+    check.add_argument("--unsafe-fixes", action="store_true", help="also apply and count fixes marked unsafe")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    check.add_argument("--show-fixes", action="store_true", help="list what --fix changed")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 if anything was fixed")
+    check.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` for every current finding")
+    check.add_argument("--ignore-noqa", action="store_true", help="report findings that `# noqa` would suppress")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the findings cache")
+    check.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only")
     check.add_argument("--stdin-filename", help="the path stdin stands for (config, messages)")
@@ -52,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--output-format", choices=["text", "json"], default="text")
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=["text", "json"], default="text")
+    clean = commands.add_parser("clean", help="delete the findings cache")
+    clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser
 
 
@@ -68,9 +87,14 @@ def main(argv: list[str] | None = None) -> int:
             return _print(explain(args.code, args.output_format))
         if args.command == "rules":
             return _print(rules_table(args.output_format))
+        if args.command == "clean":
+            return _clean(args)
         return _check(args)
     except (ConfigError, UsageError) as error:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as error:
+        print(f"torchperf-lint: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_ERROR
@@ -98,9 +122,49 @@ def _settings(args: argparse.Namespace) -> Settings:
     )
 
 
+def _clean(args: argparse.Namespace) -> int:
+    directory = args.cache_dir or load(find_config(Path.cwd()), Path.cwd()).root / CACHE_DIR
+    removed = clear_cache(directory)
+    print(f"Removed {directory}" if removed else f"No cache at {directory}", file=sys.stderr)
+    return EXIT_CLEAN
+
+
 def _check(args: argparse.Namespace) -> int:
+    _refuse_conflicts(args)
     settings = _settings(args)
     enabled = enabled_codes(settings.select, settings.extend_select, settings.ignore, all_rules())
+    jobs, missing = _jobs(args, settings)
+    cache_dir = None if args.no_cache else (args.cache_dir or settings.root / CACHE_DIR)
+    findings = run(jobs, settings, enabled, workers=args.jobs, cache_dir=cache_dir, ignore_noqa=args.ignore_noqa)
+    if args.add_noqa:
+        return _add_noqa(jobs, findings)
+    fixed: list[Diagnostic] = []
+    if args.fix or args.diff:
+        rewrites = fix_jobs(
+            jobs, findings, settings, enabled, unsafe=args.unsafe_fixes, ignore_noqa=args.ignore_noqa
+        )
+        if args.diff:
+            return _print_diffs(rewrites)
+        findings, fixed = _apply(rewrites, findings)
+    stdin_fixed = args.fix and any(job.data is not None for job in jobs)
+    with _report_stream(args, stdin_fixed) as out:
+        _report(args, settings, jobs, findings, fixed, out)
+    if missing:
+        return EXIT_ERROR
+    if fixed and args.exit_non_zero_on_fix:
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _refuse_conflicts(args: argparse.Namespace) -> None:
+    if args.add_noqa and (args.fix or args.diff):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
+    if args.fix and args.diff:
+        raise UsageError("--diff shows the fixes instead of applying them; use one of --fix and --diff")
+
+
+def _jobs(args: argparse.Namespace, settings: Settings) -> tuple[list[Job], bool]:
+    """The files to lint (stdin first), and whether an explicitly given path was missing."""
     paths = args.paths or [Path(".")]
     jobs: list[Job] = []
     if any(str(p) == "-" for p in paths):
@@ -111,16 +175,69 @@ def _check(args: argparse.Namespace) -> int:
     for skip in skipped:
         print(f"torchperf-lint: warning: {skip.path}: {skip.reason}", file=sys.stderr)
     jobs += [Job(path, str(path)) for path in files]
-    findings = run(jobs, settings, enabled, workers=args.jobs)
-    sources = _sources(findings, jobs) if args.output_format == "full" else {}
-    sys.stdout.write(REPORTERS[args.output_format](findings, sources))
+    return jobs, any(skip.reason == "no such file or directory" for skip in skipped)
+
+
+def _add_noqa(jobs: list[Job], findings: list[Diagnostic]) -> int:
+    added, skipped = add_noqa(jobs, findings)
+    for path in skipped:
+        print(f"torchperf-lint: warning: {path}: no directive could be added safely", file=sys.stderr)
+    noun = "directive" if added == 1 else "directives"
+    print(f"Added {added} noqa {noun}.", file=sys.stderr)
+    return EXIT_CLEAN
+
+
+def _print_diffs(rewrites: list[Rewrite]) -> int:
+    changed = [r for r in rewrites if r.after != r.before]
+    sys.stdout.write("".join(r.diff() for r in changed))
+    count = sum(len(r.applied) for r in changed)
+    print(f"Would fix {count} error{'s' if count != 1 else ''}.", file=sys.stderr)
+    return EXIT_FINDINGS if changed else EXIT_CLEAN
+
+
+def _apply(rewrites: list[Rewrite], findings: list[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """Write each rewrite; the run's findings with fixed files' findings replaced, and what was fixed."""
+    fixed_paths = {r.job.display for r in rewrites}
+    remaining = [f for f in findings if f.path not in fixed_paths]
+    fixed: list[Diagnostic] = []
+    for rewrite in rewrites:
+        if rewrite.job.data is not None:
+            sys.stdout.write(rewrite.after)
+        else:
+            rewrite.write()
+        remaining += rewrite.remaining
+        fixed += rewrite.applied
+    return sorted(remaining), fixed
+
+
+@contextmanager
+def _report_stream(args: argparse.Namespace, stdin_fixed: bool) -> Iterator[TextIO]:
+    """Where the report goes: ``-o`` FILE, stderr when stdout carries fixed stdin, else stdout."""
+    if args.output_file is not None:
+        with args.output_file.open("w", encoding="utf-8") as stream:
+            yield stream
+    else:
+        yield sys.stderr if stdin_fixed else sys.stdout
+
+
+def _report(
+    args: argparse.Namespace,
+    settings: Settings,
+    jobs: list[Job],
+    findings: list[Diagnostic],
+    fixed: list[Diagnostic],
+    out: TextIO,
+) -> None:
+    human = args.output_format in HUMAN_FORMATS
     if args.statistics:
-        sys.stdout.write(_statistics(findings))
-    if args.output_format in {"text", "concise", "full"} and not args.quiet:
-        sys.stdout.write(_summary(findings))
-    if any(skip.reason == "no such file or directory" for skip in skipped):
-        return EXIT_ERROR
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+        out.write(statistics.render(findings, as_json=not human, unsafe=args.unsafe_fixes))
+    else:
+        sources = _sources(findings, jobs) if args.output_format == "full" else {}
+        out.write(REPORTERS[args.output_format](findings, ReportContext(settings.root, sources)))
+    if args.show_fixes and fixed:
+        out.write(statistics.fixed_summary(fixed))
+    if human and not args.quiet:
+        out.write(statistics.summary(findings, fixed, unsafe=args.unsafe_fixes, fixing=args.fix))
 
 
 def _sources(findings: list[Diagnostic], jobs: list[Job]) -> dict[str, str]:
@@ -133,19 +250,3 @@ def _sources(findings: list[Diagnostic], jobs: list[Job]) -> dict[str, str]:
             except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
                 continue
     return sources
-
-
-def _statistics(findings: list[Diagnostic]) -> str:
-    counts = Counter(f.code for f in findings)
-    rules = all_rules()
-    return "".join(
-        f"{count:>5}\t{code}\t{rules[code].name if code in rules else ''}\n"
-        for code, count in counts.most_common()
-    )
-
-
-def _summary(findings: list[Diagnostic]) -> str:
-    if not findings:
-        return "All checks passed!\n"
-    noun = "error" if len(findings) == 1 else "errors"
-    return f"Found {len(findings)} {noun}.\n"

@@ -10,6 +10,7 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from torchperf_lint.fixes import PendingFix
 from torchperf_lint.toolkit.scopes import Scope, dotted
 
 
@@ -18,6 +19,7 @@ class PendingFinding:
     code: str
     node: cst.CSTNode
     message: str
+    fix: PendingFix | None = None
 
 
 @dataclass
@@ -100,6 +102,6 @@ class FileContext:
             self._positions = self.wrapper.resolve(PositionProvider)
         return self._positions[node]  # type: ignore[index]
 
-    def report(self, code: str, node: cst.CSTNode, message: str) -> None:
+    def report(self, code: str, node: cst.CSTNode, message: str, fix: PendingFix | None = None) -> None:
         if not any(f.code == code and f.node is node for f in self.findings):
-            self.findings.append(PendingFinding(code, node, message))
+            self.findings.append(PendingFinding(code, node, message, fix))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from torchperf_lint.fixes import Fix
 
 
 @dataclass(frozen=True, order=True)
@@ -16,3 +18,4 @@ class Diagnostic:
     message: str
     end_row: int
     end_column: int
+    fix: Fix | None = field(default=None, compare=False)

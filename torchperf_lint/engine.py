@@ -15,6 +15,7 @@ from libcst.metadata import MetadataWrapper
 from torchperf_lint import suppression
 from torchperf_lint.context import FileContext
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.fixes import Edit, Fix, PendingFix
 from torchperf_lint.rule import Rule
 from torchperf_lint.toolkit.scopes import ScopeBuilder
 
@@ -31,12 +32,23 @@ class FileOptions:
     enabled: frozenset[str]
     prevalidated: tuple[str, ...] = ()
     primitives: tuple[str, ...] = ()
+    ignore_noqa: bool = False
+
+    def fingerprint(self) -> str:
+        """Everything besides the bytes and the tool's code that decides this file's findings."""
+        rules = ",".join(f"{cls.code}={cls.__module__}.{cls.__qualname__}" for cls in self.rules)
+        globs = f"{self.prevalidated}|{self.primitives}"
+        return "\n".join((self.module_name, rules, ",".join(sorted(self.enabled)), globs, str(self.ignore_noqa)))
+
+
+def encoding_of(data: bytes) -> str:
+    """The source encoding per PEP 263: coding cookie or BOM (``utf-8-sig``), UTF-8 by default."""
+    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
 
 def decode(data: bytes) -> str:
-    """Source text per PEP 263 (coding cookie or BOM, UTF-8 by default)."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
+    """Source text per PEP 263, without a BOM (``text.encode(encoding_of(data))`` restores it)."""
+    text = data.decode(encoding_of(data))
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -60,6 +72,8 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
         findings = _run_rules(module, text, options)
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
+    if options.ignore_noqa:
+        return sorted(findings)
     directives = suppression.find_directives(text)
     return sorted(suppression.apply(options.path, findings, directives, options.enabled))
 
@@ -68,7 +82,7 @@ def _may_match(text: str, options: FileOptions) -> bool:
     """Cheap prefilter: a file that never says "torch" (or our pragma/noqa) cannot match."""
     if options.prevalidated or options.primitives:
         return True
-    return "torch" in text or "noqa" in text
+    return "torch" in text or ("noqa" in text and not options.ignore_noqa)
 
 
 def _check_syntax_only(text: str, options: FileOptions) -> list[Diagnostic]:
@@ -127,9 +141,26 @@ def _run_rules(module: cst.Module, text: str, options: FileOptions) -> list[Diag
                 pending.message,
                 where.end.line,
                 where.end.column + 1,
+                _resolve_fix(ctx, pending.fix),
             )
         )
     return results
+
+
+def _resolve_fix(ctx: FileContext, pending: PendingFix | None) -> Fix | None:
+    """Node edits -> 1-based text ranges; whole-line edits span from column 1 to the next line."""
+    if pending is None:
+        return None
+    edits = []
+    for edit in pending.edits:
+        where = ctx.position(edit.node)
+        if edit.whole_lines:
+            edits.append(Edit(where.start.line, 1, where.end.line + 1, 1, edit.content))
+        else:
+            edits.append(
+                Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1, edit.content)
+            )
+    return Fix(pending.applicability, pending.message, tuple(edits))
 
 
 def _has_visitors(cls: type[Rule]) -> bool:

@@ -22,8 +22,15 @@ def rule_markdown(rule: type[Rule]) -> str:
         parts.append(f"## Use instead\n```python\n{rule.use_instead}\n```\n")
     if rule.notes:
         parts.append(f"## Notes\n{rule.notes}\n")
-    parts.append("## Fix safety\nThis rule has no automatic fix.\n")
+    parts.append(f"## Fix safety\n{_fix_line(rule)}{rule.fix_safety}\n")
     return "\n".join(parts)
+
+
+def _fix_line(rule: type[Rule]) -> str:
+    if rule.fix is None:
+        return ""
+    flag = " (apply with `--fix --unsafe-fixes`)" if rule.fix == "unsafe" else " (apply with `--fix`)"
+    return f"Fix: {rule.fix}{flag}. "
 
 
 def _metadata(rule: type[Rule]) -> dict[str, object]:
@@ -31,7 +38,7 @@ def _metadata(rule: type[Rule]) -> dict[str, object]:
         "code": rule.code,
         "name": rule.name,
         "summary": rule.summary,
-        "fix": False,
+        "fix": rule.fix or "none",
         "explanation": rule_markdown(rule),
     }
 
@@ -50,4 +57,4 @@ def rules_table(output_format: str = "text") -> str:
     if output_format == "json":
         return json.dumps([_metadata(rule) for rule in rules], indent=2) + "\n"
     width = max(len(rule.name) for rule in rules)
-    return "".join(f"{rule.code}  {rule.name:<{width}}  {rule.summary}\n" for rule in rules)
+    return "".join(f"{rule.code}  {rule.name:<{width}}  {rule.fix or '-':<6}  {rule.summary}\n" for rule in rules)

@@ -7,16 +7,20 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from torchperf_lint.fixes import PendingFix
+
 if TYPE_CHECKING:
     from torchperf_lint.context import FileContext
 
 
 @dataclass(frozen=True)
 class Invalid:
-    """Source that must be flagged, with the 1-based (row, column) of every finding."""
+    """Source that must be flagged, with the 1-based (row, column) of every finding, and the source
+    after ``--fix --unsafe-fixes`` when the rule offers a fix for it."""
 
     source: str
     expected: tuple[tuple[int, int], ...]
+    fixed: str | None = None
 
 
 class Rule:
@@ -37,9 +41,13 @@ class Rule:
     notes: ClassVar[str] = ""
     valid: ClassVar[tuple[str, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
+    #: "safe" or "unsafe" when some findings carry a fix, None when none do.
+    fix: ClassVar[str | None] = None
+    #: Why the fix keeps results identical (or what it may change), or why there is no fix.
+    fix_safety: ClassVar[str]
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
 
-    def report(self, node: cst.CSTNode, **fields: str) -> None:
-        self.ctx.report(self.code, node, self.message.format(**fields))
+    def report(self, node: cst.CSTNode, fix: PendingFix | None = None, **fields: str) -> None:
+        self.ctx.report(self.code, node, self.message.format(**fields), fix)

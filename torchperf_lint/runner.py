@@ -8,6 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from torchperf_lint.cache import Cache, code_fingerprint
 from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import module_name
@@ -26,7 +27,9 @@ class Job:
     data: bytes | None = None  # given for stdin
 
 
-def options_for(display: str, real: Path | None, settings: Settings, enabled: frozenset[str]) -> FileOptions:
+def options_for(
+    display: str, real: Path | None, settings: Settings, enabled: frozenset[str], ignore_noqa: bool = False
+) -> FileOptions:
     """The rules and knobs that apply to one file after per-file-ignores."""
     rules = all_rules()
     relative = _relative(real or Path(display), settings.root)
@@ -38,6 +41,7 @@ def options_for(display: str, real: Path | None, settings: Settings, enabled: fr
         enabled=active,
         prevalidated=settings.prevalidated,
         primitives=settings.primitives,
+        ignore_noqa=ignore_noqa,
     )
 
 
@@ -48,7 +52,8 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def lint_job(job: Job, options: FileOptions) -> list[Diagnostic]:
+def lint_job(job: Job, options: FileOptions, cache_dir: Path | None = None) -> list[Diagnostic]:
+    """One file's findings, from the cache when its bytes and options were linted before."""
     data = job.data
     if data is None:
         try:
@@ -56,27 +61,48 @@ def lint_job(job: Job, options: FileOptions) -> list[Diagnostic]:
         except OSError as error:
             reason = error.strerror or str(error)
             return [Diagnostic(job.display, 1, 1, SYNTAX_ERROR, f"File could not be read: {reason}", 1, 1)]
-    return lint_bytes(data, options)
+    if cache_dir is None or job.data is not None:
+        return lint_bytes(data, options)
+    store = Cache(cache_dir)
+    rule_modules = tuple(sorted({cls.__module__ for cls in options.rules}))
+    key = store.key(data, code_fingerprint(rule_modules) + "\n" + options.fingerprint())
+    cached = store.get(key, job.display)
+    if cached is not None:
+        return cached
+    findings = lint_bytes(data, options)
+    store.put(key, findings)
+    return findings
 
 
-def _lint_pair(pair: tuple[Job, FileOptions]) -> list[Diagnostic]:
-    return lint_job(*pair)
+def _lint_triple(triple: tuple[Job, FileOptions, Path | None]) -> list[Diagnostic]:
+    return lint_job(*triple)
 
 
 def run(
-    jobs: Iterable[Job], settings: Settings, enabled: frozenset[str], workers: int | None = None
+    jobs: Iterable[Job],
+    settings: Settings,
+    enabled: frozenset[str],
+    workers: int | None = None,
+    *,
+    cache_dir: Path | None = None,
+    ignore_noqa: bool = False,
 ) -> list[Diagnostic]:
-    """Findings for every job, sorted by path, row and column."""
-    pairs = [
-        (job, options_for(job.display, job.path if job.data is None else None, settings, enabled)) for job in jobs
+    """Findings for every job, sorted by path, row and column. ``cache_dir`` None disables the cache."""
+    triples = [
+        (
+            job,
+            options_for(job.display, job.path if job.data is None else None, settings, enabled, ignore_noqa),
+            cache_dir,
+        )
+        for job in jobs
     ]
     workers = workers if workers is not None else (os.cpu_count() or 1)
     findings: list[Diagnostic] = []
-    if workers > 1 and len(pairs) >= POOL_THRESHOLD:
+    if workers > 1 and len(triples) >= POOL_THRESHOLD:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for result in pool.map(_lint_pair, pairs, chunksize=max(1, len(pairs) // (workers * 8))):
+            for result in pool.map(_lint_triple, triples, chunksize=max(1, len(triples) // (workers * 8))):
                 findings.extend(result)
     else:
-        for pair in pairs:
-            findings.extend(_lint_pair(pair))
+        for triple in triples:
+            findings.extend(_lint_triple(triple))
     return sorted(findings)

@@ -103,3 +103,39 @@ def _unused_message(directive: Directive, used: set[str], enabled: frozenset[str
         if codes
     ]
     return f"Unused `noqa` directive ({'; '.join(parts)})" if parts else None
+
+
+def add_directives(text: str, codes_by_row: dict[int, set[str]]) -> tuple[str, int]:
+    """``text`` with ``# noqa: CODES`` on each row, merged into a directive already there.
+
+    Other comments are kept (the directive goes after them). A row whose end lies inside a
+    multi-line string cannot take a comment and is skipped, as is a row a blanket ``# noqa`` covers.
+    """
+    lines = text.splitlines(keepends=True)
+    existing = find_directives(text)
+    endable = _rows_that_can_end_in_a_comment(text)
+    added = 0
+    for row, codes in sorted(codes_by_row.items()):
+        directive = existing.get(row)
+        if row not in endable or row > len(lines) or (directive is not None and directive.codes is None):
+            continue
+        line = lines[row - 1]
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        if directive is not None:
+            merged = (*directive.codes, *sorted(set(codes) - set(directive.codes)))
+            body = f"{body[: directive.column - 1]}# noqa: {', '.join(merged)}{body[directive.end_column - 1 :]}"
+        else:
+            body = f"{body}  # noqa: {', '.join(sorted(codes))}"
+        lines[row - 1] = body + ending
+        added += 1
+    return "".join(lines), added
+
+
+def _rows_that_can_end_in_a_comment(text: str) -> set[int]:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return set()
+    ends = {tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT}
+    return {token.start[0] for token in tokens if token.type in ends}

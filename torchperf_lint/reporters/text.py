@@ -1,10 +1,13 @@
 """The default format: ``path:row:col: CODE message``, one finding a line."""
 
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.fixes import SAFE
 
 
 def line(finding: Diagnostic) -> str:
-    return f"{finding.path}:{finding.row}:{finding.column}: {finding.code} {finding.message}"
+    """One finding; ``[*]`` marks a safe fix, as Ruff does."""
+    marker = "[*] " if finding.fix is not None and finding.fix.applicability == SAFE else ""
+    return f"{finding.path}:{finding.row}:{finding.column}: {finding.code} {marker}{finding.message}"
 
 
 def render(findings: list[Diagnostic]) -> str:

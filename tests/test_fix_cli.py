@@ -1,0 +1,108 @@
+"""``--fix``, ``--diff``, ``--unsafe-fixes`` and stdin from the console script, on real files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torchperf_lint.autofix import write_atomically
+
+FIXABLE = "import torch\n\n\n@torch.compile\ndef f(x):\n    return x\n\n\ng = torch.jit.script(f)\n"
+MIXED = "import torch\n\n\n@torch.compile\ndef f(x):\n    return x.cuda()\n"
+
+
+def run(*args, cwd, stdin=None):
+    command = [sys.executable, "-m", "torchperf_lint", "--no-cache", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, input=stdin)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.torchperf-lint]\nper-file-ignores = { "gen/*" = ["TPL003"] }\n'
+    )
+    (tmp_path / "fixable.py").write_text(FIXABLE)
+    (tmp_path / "mixed.py").write_bytes(MIXED.replace("\n", "\r\n").encode())  # CRLF must survive a fix
+    return tmp_path
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in root.glob("*.py")}
+
+
+def test_diff_prints_a_unified_diff_and_writes_nothing(tree):
+    before = snapshot(tree)
+    result = run(".", "--diff", cwd=tree)
+    assert result.returncode == 1
+    assert "--- a/fixable.py\n+++ b/fixable.py\n" in result.stdout
+    assert "-@torch.compile\n" in result.stdout and "+g = f\n" in result.stdout
+    assert result.stderr.strip() == "Would fix 3 errors."
+    assert snapshot(tree) == before
+
+
+def test_fix_leaves_only_unfixable_findings_and_a_second_fix_changes_nothing(tree):
+    result = run(".", "--fix", cwd=tree)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "mixed.py:5:12: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+        "Found 4 errors (3 fixed, 1 remaining).",
+    ]
+    assert (tree / "fixable.py").read_text() == "import torch\n\n\ndef f(x):\n    return x\n\n\ng = f\n"
+    assert (tree / "mixed.py").read_bytes() == b"import torch\r\n\r\n\r\ndef f(x):\r\n    return x.cuda()\r\n"
+    after = snapshot(tree)
+    again = run(".", "--fix", cwd=tree)
+    assert snapshot(tree) == after
+    assert again.returncode == 1 and "Found 1 error." in again.stdout
+
+
+def test_exit_codes_follow_ruff_once_everything_is_fixed(tree):
+    (tree / "mixed.py").unlink()
+    assert run(".", "--fix", cwd=tree).returncode == 0
+    (tree / "fixable.py").write_text(FIXABLE)
+    assert run(".", "--fix", "--exit-non-zero-on-fix", cwd=tree).returncode == 1
+    assert run(".", "--fix", "--exit-non-zero-on-fix", cwd=tree).returncode == 0
+
+
+def test_unsafe_fixes_apply_only_when_asked(tree):
+    result = run("mixed.py", "--fix", "--unsafe-fixes", "--show-fixes", cwd=tree)
+    assert result.returncode == 0
+    assert (
+        "Fixed 2 errors:\n- mixed.py:\n    1 × TPL002 (compilation)\n    1 × TPL003 (device-route)\n"
+        in result.stdout
+    )
+    assert b"return x\r\n" in (tree / "mixed.py").read_bytes()
+
+
+def test_stdin_uses_the_given_name_for_config_and_prints_fixed_source(tree):
+    lint = run("-", "--stdin-filename", "gen/mixed.py", cwd=tree, stdin=MIXED)
+    assert lint.stdout.splitlines()[0].startswith("gen/mixed.py:4:2: TPL002")
+    assert "TPL003" not in lint.stdout  # ignored for gen/* by the config
+    fixed = run("-", "--stdin-filename", "gen/mixed.py", "--fix", cwd=tree, stdin=MIXED)
+    assert fixed.stdout == "import torch\n\n\ndef f(x):\n    return x.cuda()\n"
+    assert fixed.returncode == 0 and fixed.stderr == "Found 1 error (1 fixed, 0 remaining).\n"
+
+
+def test_a_failed_write_leaves_the_original_and_no_temporary(tmp_path, monkeypatch):
+    target = tmp_path / "a.py"
+    target.write_text("original\n")
+    os.chmod(target, 0o640)
+
+    def fail(*args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        write_atomically(target, b"new\n")
+    assert target.read_text() == "original\n" and [p.name for p in tmp_path.iterdir()] == ["a.py"]
+    monkeypatch.undo()
+    write_atomically(target, b"new\n")
+    assert target.read_text() == "new\n" and (target.stat().st_mode & 0o777) == 0o640
+
+
+def test_conflicting_modes_are_usage_errors(tree):
+    result = run(".", "--fix", "--diff", cwd=tree)
+    assert result.returncode == 2 and "use one of --fix and --diff" in result.stderr

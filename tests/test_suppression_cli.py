@@ -1,0 +1,54 @@
+"""``--add-noqa``, ``--ignore-noqa`` and TPL901's wording, from the console script."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+SOURCE = (
+    "import torch\n"
+    "y = x.cuda()  # move it\n"
+    "z = torch.ones(2, device='cuda')  # noqa: E501\n"
+    'doc = """\n'
+    'text"""; w = x.cuda()\n'
+    "v = x.cuda()  # noqa\n"
+)
+
+
+def run(*args, cwd):
+    command = [sys.executable, "-m", "torchperf_lint", "--no-cache", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+
+
+def test_add_noqa_keeps_comments_merges_directives_and_then_nothing_is_reported(tmp_path):
+    (tmp_path / "a.py").write_text(SOURCE)
+    result = run("a.py", "--add-noqa", cwd=tmp_path)
+    assert result.returncode == 0 and result.stderr == "Added 3 noqa directives.\n"
+    assert (tmp_path / "a.py").read_text() == (
+        "import torch\n"
+        "y = x.cuda()  # move it  # noqa: TPL003\n"
+        "z = torch.ones(2, device='cuda')  # noqa: E501, TPL003\n"
+        'doc = """\n'
+        'text"""; w = x.cuda()  # noqa: TPL003\n'
+        "v = x.cuda()  # noqa\n"
+    )
+    assert run("a.py", cwd=tmp_path).stdout == "All checks passed!\n"
+
+
+def test_ignore_noqa_reports_what_directives_hide(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\ny = x.cuda()  # noqa: TPL003\n")
+    assert run("a.py", "-q", cwd=tmp_path).stdout == ""
+    shown = run("a.py", "-q", "--ignore-noqa", cwd=tmp_path)
+    assert shown.returncode == 1 and shown.stdout.startswith("a.py:2:5: TPL003 ")
+
+
+def test_unused_directive_wording_follows_ruff(tmp_path):
+    (tmp_path / "a.py").write_text(
+        "import torch\ny = x.cuda()  # noqa: TPL003, TPL003, TPL001\nz = 1  # noqa: TPL006\nw = 2  # noqa\n"
+    )
+    result = run("a.py", "-q", "--ignore", "TPL006", cwd=tmp_path)
+    assert result.stdout.splitlines() == [
+        "a.py:2:15: TPL901 Unused `noqa` directive (unused: `TPL001`; duplicated: `TPL003`)",
+        "a.py:3:8: TPL901 Unused `noqa` directive (non-enabled: `TPL006`)",
+        "a.py:4:8: TPL901 Unused blanket `noqa` directive",
+    ]

@@ -1,0 +1,111 @@
+"""The file rewrites the CLI performs: ``--fix``, ``--diff`` and ``--add-noqa``.
+
+Every write is atomic (see :func:`torchperf_lint.autofix.write_atomically`) and keeps the file's
+encoding, BOM and line endings; nothing is written for ``--diff`` or for standard input.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from torchperf_lint.autofix import fix_text, is_fixable, write_atomically
+from torchperf_lint.config import Settings
+from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, decode, encoding_of, lint_bytes
+from torchperf_lint.runner import Job, options_for
+from torchperf_lint.suppression import UNUSED_NOQA, add_directives
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One file's text before and after, with the findings fixed and those left."""
+
+    job: Job
+    before: str
+    after: str
+    encoding: str
+    applied: list[Diagnostic]
+    remaining: list[Diagnostic]
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                fromfile=f"a/{self.job.display}",
+                tofile=f"b/{self.job.display}",
+            )
+        )
+
+    def write(self) -> None:
+        if self.job.data is None and self.after != self.before:
+            write_atomically(self.job.path, self.after.encode(self.encoding))
+
+
+def fix_jobs(
+    jobs: list[Job],
+    findings: list[Diagnostic],
+    settings: Settings,
+    enabled: frozenset[str],
+    *,
+    unsafe: bool,
+    ignore_noqa: bool,
+) -> list[Rewrite]:
+    """The fixed text of every file that has a fixable finding (nothing is written here)."""
+    by_path = _by_path(findings)
+    rewrites = []
+    for job in jobs:
+        mine = by_path.get(job.display, [])
+        if not any(is_fixable(f, unsafe) for f in mine):
+            continue
+        data = job.data if job.data is not None else job.path.read_bytes()
+        encoding = encoding_of(data)
+        options = options_for(job.display, job.path if job.data is None else None, settings, enabled, ignore_noqa)
+        outcome = fix_text(decode(data), mine, _relinter(encoding, options), unsafe)
+        rewrites.append(Rewrite(job, decode(data), outcome.text, encoding, outcome.applied, outcome.remaining))
+    return rewrites
+
+
+def _relinter(encoding: str, options: FileOptions) -> Callable[[str], list[Diagnostic]]:
+    """Lint fixed text as the file it will become (same encoding, same options)."""
+    return lambda text: lint_bytes(text.encode(encoding), options)
+
+
+def add_noqa(jobs: list[Job], findings: list[Diagnostic]) -> tuple[int, list[str]]:
+    """Write ``# noqa`` directives for ``findings``; the count added and the files it had to skip."""
+    rows: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for finding in findings:
+        if finding.code not in (SYNTAX_ERROR, UNUSED_NOQA):
+            rows[finding.path][finding.row].add(finding.code)
+    added, skipped = 0, []
+    for job in jobs:
+        if job.display not in rows or job.data is not None:
+            continue
+        data = job.path.read_bytes()
+        text = decode(data)
+        new_text, count = add_directives(text, rows[job.display])
+        if count == 0 or not _parses(new_text):
+            skipped.append(job.display)
+            continue
+        write_atomically(job.path, new_text.encode(encoding_of(data)))
+        added += count
+    return added, skipped
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _by_path(findings: list[Diagnostic]) -> dict[str, list[Diagnostic]]:
+    grouped: dict[str, list[Diagnostic]] = defaultdict(list)
+    for finding in findings:
+        grouped[finding.path].append(finding)
+    return grouped
