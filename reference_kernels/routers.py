@@ -20,8 +20,8 @@ _IDENTITY = np.eye(3, 4)
 
 #: Single-channel batches of at least this many volumes fold the batch into the channel axis.
 #: Evidence (results/HANDOFF.md, public/naive at 32x64x64 and 64x128x128): with 1 thread warp-c1-n2
-#: 0.80/0.71, warp-c1-n4 0.68/0.59, remap-c1-n4 0.68/0.51; with 2 threads warp-c1-n4 0.79/0.60 and
-#: remap-c1-n4 0.87/0.58, while a batch of 2 makes 2 groups, i.e. the plain batched call (0.97/0.98).
+#: 0.73/0.75, warp-c1-n4 0.65/0.55, remap-c1-n4 0.57/0.58; with 2 threads warp-c1-n4 0.99/0.59 and
+#: remap-c1-n4 0.72/0.64, while a batch of 2 makes 2 groups, i.e. the plain batched call (0.97/0.92).
 FOLD_MIN_BATCH = 2
 
 
@@ -40,8 +40,9 @@ def _depth_parts(batch: int, out_depth: int) -> int:
 
     One volume gives the 3D sampler's batch-parallel loop one item, so it runs on one thread; slabs
     of output depth, with the input expanded (zero stride) under each, give it one per thread.
-    Evidence (results/HANDOFF.md, 2 threads): warp-c1-n1, warp-c3-n1 and remap-c1-n1, where putting
-    multi-channel slabs back in order costs one output-sized copy and still wins.
+    Evidence (results/HANDOFF.md, 2 threads, public/naive at 32x64x64 and 64x128x128): warp-c1-n1
+    0.84/0.76, remap-c1-n1 0.81/0.64, and warp-c3-n1 0.74/0.65, where putting multi-channel slabs back
+    in order costs one output-sized copy and still wins.
     """
     return _largest_divisor_up_to(out_depth, torch.get_num_threads()) if batch == 1 else 1
 

@@ -101,16 +101,18 @@ def scipy_ndimage(call: dict):
     mode = "grid-constant" if sampling.border_mode == "constant" else "nearest"
     out_dhw = request.size if isinstance(request, WarpRequest) else tuple(request.coords.shape[:3])
     out = np.empty((*work.shape[:2], *out_dhw), dtype=np.float32)
+    if isinstance(request, WarpRequest):
+        zyx = request.inverse[::-1][:, [2, 1, 0, 3]]  # (x, y, z) rows and columns -> (z, y, x)
+    else:
+        zyx = np.moveaxis(request.coords.numpy()[..., ::-1], -1, 0)
     for item in range(work.shape[0]):
         for channel in range(work.shape[1]):
             source, fill = work[item, channel], sampling.fill[channel]
             if isinstance(request, WarpRequest):
-                zyx = request.inverse[::-1][:, [2, 1, 0, 3]]  # (x, y, z) rows and columns -> (z, y, x)
                 ndimage.affine_transform(
                     source, zyx[:, :3], zyx[:, 3], out_dhw, out[item, channel], order, mode, fill
                 )
             else:
-                zyx = np.moveaxis(request.coords.numpy()[..., ::-1], -1, 0)
                 ndimage.map_coordinates(source, zyx, out[item, channel], order, mode, fill)
     if work.dtype == np.uint8:
         out = np.clip(np.floor(out + 0.5), 0, 255).astype(np.uint8)

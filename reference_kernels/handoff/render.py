@@ -7,6 +7,7 @@ was removed, why a faster rival was still not taken, what is left to do).
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 from importlib import resources
 
@@ -66,6 +67,7 @@ def render_handoff(results: dict, notes: str = "") -> str:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    environment.filters["median"] = lambda values: statistics.median(list(values))
     template = environment.get_template("handoff.md.j2")
     return template.render(
         env=results["environment"],
