@@ -7,9 +7,9 @@ import re
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.functions import is_prevalidated
 from torchperf_lint.toolkit.matching import source_of
 
-PRAGMA = re.compile(r"#\s*torchperf:\s*prevalidated\b")
 _VALIDATOR = re.compile(r"^_*(validate|check|ensure|assert)(_|$)")
 _VALIDATION_ERRORS = {
     "ValueError",
@@ -23,6 +23,10 @@ _VALIDATION_ERRORS = {
 
 class Revalidation(Rule):
     code = "TPL005"
+    options = (
+        "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "
+        "caller-prevalidated, besides `# torchperf: prevalidated` on the `def` line."
+    )
     fix_safety = (
         "No fix: deleting a check is only right once the public entry is known to perform the same "
         "check, which the linter cannot see across modules."
@@ -69,21 +73,11 @@ class Revalidation(Rule):
         self._stack: list[str | None] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        marked = self.ctx.matches(self.ctx.prevalidated_globs) or self._has_pragma(node)
+        marked = is_prevalidated(self.ctx, node)
         self._stack.append(self.ctx.function_qualname() if marked else None)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._stack.pop()
-
-    def _has_pragma(self, node: cst.FunctionDef) -> bool:
-        body = node.body
-        header = body.header if isinstance(body, cst.IndentedBlock) else body.trailing_whitespace
-        if header.comment is not None and PRAGMA.search(header.comment.value):
-            return True
-        if not self.ctx.mentions(PRAGMA):
-            return False
-        line = self.ctx.position(node.name).start.line
-        return bool(PRAGMA.search(self.ctx.line(line)))
 
     @property
     def _function(self) -> str | None:

@@ -53,6 +53,8 @@ def test_the_clean_router_module_has_no_findings():
         ("TPL005", "warp_router", {"statements": "assert request.size[0] > 0\n"}, 1, 5),
         ("TPL005", "remap_router", {"statements": "if volume.ndim != 5:\n    raise ValueError('rank')\n"}, 2, 9),
         ("TPL006", "_sample_planes", {"statements": GUESS}, 1, 8),
+        ("TPL007", "remap_router", {"statements": "torch.matmul(volume, volume)\n"}, 1, 5),
+        ("TPL102", "warp_router", {"statements": "request = request.detach()\n"}, 1, 5),
     ],
 )  # fmt: skip
 def test_an_injected_pattern_is_reported_exactly_where_it_was_put(code, function, inject, offset, column):

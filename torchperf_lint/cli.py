@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code")
     rule.add_argument("--output-format", choices=["text", "json"], default="text")
     rules = commands.add_parser("rules", help="list every rule")
-    rules.add_argument("--output-format", choices=["text", "json"], default="text")
+    rules.add_argument("--output-format", choices=["text", "json", "markdown"], default="text")
     clean = commands.add_parser("clean", help="delete the findings cache")
     clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser

@@ -25,6 +25,12 @@ DEFAULT_EXCLUDE = (
 )
 
 
+#: Benchmarks and their entry points set thread counts on purpose (TPL104); user settings replace this.
+DEFAULT_PER_FILE_IGNORES = {
+    pattern: ("TPL104",) for pattern in ("bench*.py", "bench/", "*/bench/*", "benchmarks/", "*/benchmarks/*")
+}
+
+
 class ConfigError(Exception):
     """A bad configuration value; the message names the file and the key."""
 
@@ -36,7 +42,7 @@ class Settings:
     select: tuple[str, ...] = ("TPL",)
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
-    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_PER_FILE_IGNORES))
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     prevalidated: tuple[str, ...] = ()
@@ -95,7 +101,9 @@ def load(path: Path | None, cwd: Path) -> Settings:
     values: dict[str, object] = {}
     for key, value in table.items():
         values.update(_parse_key(path, key, value))
-    return Settings(root=path.parent.resolve(), source=path, **values)  # type: ignore[arg-type]
+    extra = values.pop("extend_per_file_ignores", {})
+    ignores = {**values.pop("per_file_ignores", DEFAULT_PER_FILE_IGNORES), **extra}  # type: ignore[dict-item]
+    return Settings(root=path.parent.resolve(), source=path, per_file_ignores=ignores, **values)  # type: ignore[arg-type]
 
 
 def _parse_key(path: Path, key: str, value: object) -> dict[str, object]:
@@ -104,15 +112,15 @@ def _parse_key(path: Path, key: str, value: object) -> dict[str, object]:
         if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             raise ConfigError(f"{where} must be a list of strings")
         return {_LIST_KEYS[key]: tuple(value)}
-    if key == "per-file-ignores":
+    if key in ("per-file-ignores", "extend-per-file-ignores"):
         if not isinstance(value, dict) or not all(
             isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()
         ):
             raise ConfigError(f"{where} must map globs to lists of codes")
-        return {"per_file_ignores": {glob: tuple(codes) for glob, codes in value.items()}}
+        return {key.replace("-", "_"): {glob: tuple(codes) for glob, codes in value.items()}}
     if key == "respect-gitignore":
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false")
         return {"respect_gitignore": value}
-    known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores", "respect-gitignore"]))
+    known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores", "extend-per-file-ignores", "respect-gitignore"]))
     raise ConfigError(f"{path}: unknown key `tool.torchperf-lint.{key}` (known: {known})")

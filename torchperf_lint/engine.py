@@ -79,10 +79,13 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
 
 
 def _may_match(text: str, options: FileOptions) -> bool:
-    """Cheap prefilter: a file that never says "torch" (or our pragma/noqa) cannot match."""
+    """Cheap prefilter: a file with none of the active rules' required strings (nor a ``noqa`` to
+    check) cannot match; it is only syntax-checked."""
     if options.prevalidated or options.primitives:
         return True
-    return "torch" in text or ("noqa" in text and not options.ignore_noqa)
+    if "noqa" in text and not options.ignore_noqa:
+        return True
+    return any(token in text for cls in options.rules for token in cls.requires_text)
 
 
 def _check_syntax_only(text: str, options: FileOptions) -> list[Diagnostic]:

@@ -23,6 +23,8 @@ def rule_markdown(rule: type[Rule]) -> str:
     if rule.notes:
         parts.append(f"## Notes\n{rule.notes}\n")
     parts.append(f"## Fix safety\n{_fix_line(rule)}{rule.fix_safety}\n")
+    if rule.options:
+        parts.append(f"## Options\n{rule.options}\n")
     return "\n".join(parts)
 
 
@@ -53,8 +55,12 @@ def explain(code: str, output_format: str = "text") -> str:
 
 
 def rules_table(output_format: str = "text") -> str:
+    """Every rule: a text table, a Markdown table (the README's), or JSON metadata."""
     rules = list(all_rules().values())
     if output_format == "json":
         return json.dumps([_metadata(rule) for rule in rules], indent=2) + "\n"
+    if output_format == "markdown":
+        rows = [f"| {r.code} | {r.name} | {r.fix or '-'} | {r.summary} |" for r in rules]
+        return "\n".join(["| code | name | fix | what it flags |", "| --- | --- | --- | --- |", *rows]) + "\n"
     width = max(len(rule.name) for rule in rules)
     return "".join(f"{rule.code}  {rule.name:<{width}}  {rule.fix or '-':<6}  {rule.summary}\n" for rule in rules)

@@ -39,8 +39,12 @@ class Rule:
     example: ClassVar[str] = ""
     use_instead: ClassVar[str] = ""
     notes: ClassVar[str] = ""
+    #: The configuration settings that change what the rule flags, if any.
+    options: ClassVar[str] = ""
     valid: ClassVar[tuple[str, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
+    #: A file containing none of these strings cannot match, so the engine skips the rule's work there.
+    requires_text: ClassVar[tuple[str, ...]] = ("torch",)
     #: "safe" or "unsafe" when some findings carry a fix, None when none do.
     fix: ClassVar[str | None] = None
     #: Why the fix keeps results identical (or what it may change), or why there is no fix.

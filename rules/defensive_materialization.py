@@ -1,0 +1,125 @@
+"""TPL101: a full copy made "just in case" after a view or of an input."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
+from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.matching import method_name, source_of, walk
+
+#: Methods that return a view of their receiver (or of a reshaped receiver) without copying.
+VIEWS = frozenset(
+    {
+        "permute",
+        "movedim",
+        "moveaxis",
+        "transpose",
+        "swapaxes",
+        "unsqueeze",
+        "squeeze",
+        "expand",
+        "view",
+        "t",
+        "mT",
+    }
+)
+_COPIES = frozenset({"contiguous", "clone"})
+
+
+class DefensiveMaterialization(Rule):
+    code = "TPL101"
+    name = "defensive-materialization"
+    summary = "`.contiguous()` or `.clone()` of a view or an input with no write that needs it"
+    message = (
+        "`{what}` copies the whole tensor though nothing writes to it; let the next operation read the original"
+    )
+    why = (
+        "Most torch operations read strided views directly. A `.contiguous()` after `permute` or "
+        "`expand`, or a `.clone()` of an input that is only read, is a full extra pass over the "
+        "volume and a second allocation of its size. A copy is needed only when something writes "
+        "in place to the result, which is why such cases are left alone."
+    )
+    example = "out = F.grid_sample(volume.permute(0, 4, 1, 2, 3).contiguous(), grid)"
+    use_instead = "out = F.grid_sample(volume.permute(0, 4, 1, 2, 3), grid)"
+    notes = (
+        "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, "
+        "transpose, unsqueeze, squeeze, expand, view and friends), or applied to a parameter of the "
+        "enclosing function. Not flagged when the result is assigned to a name that the same function "
+        "later writes in place (`name.add_(...)`, `name[...] = ...`, `out=name`). Files that never "
+        "import torch are skipped."
+    )
+    fix = UNSAFE
+    fix_safety = (
+        "A `.contiguous()` chained on a view is removed (unsafe: the result keeps the view's strides, "
+        "which changes the memory layout the next operation sees and, for a view that was already "
+        "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
+    )
+    valid = (
+        "import torch\ndef f(x):\n    out = x.permute(1, 0).clone()\n    out.add_(1)\n    return out\n",
+        "import torch\ndef f(x):\n    y = torch.cat([x, x]).contiguous()\n    return y\n",
+        "import torch\ndef f(x):\n    buf = x.clone()\n    buf[0] = 0\n    return buf\n",
+        "def f(x):\n    return x.permute(1, 0).contiguous()\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\ndef f(x):\n    return x.permute(1, 0).contiguous()\n",
+            ((3, 12),),
+            fixed="import torch\ndef f(x):\n    return x.permute(1, 0)\n",
+        ),
+        Invalid("import torch\ndef f(volume):\n    v = volume.clone()\n    return v * 2\n", ((3, 9),)),
+        Invalid("import torch\ndef f(x):\n    return x.unsqueeze(0).expand(4, -1).clone()\n", ((3, 12),)),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = method_name(node)
+        if method not in _COPIES or node.args or not self.ctx.imports_torch:
+            return
+        receiver = node.func.value  # type: ignore[attr-defined]
+        after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
+        if not (after_view or self._is_parameter(receiver)) or self._result_is_written():
+            return
+        fix = None
+        if after_view and method == "contiguous":
+            fix = PendingFix(UNSAFE, "Remove `.contiguous()`", (NodeEdit(node, source_of(receiver)),))
+        self.report(node, fix=fix, what=f".{method}()")
+
+    def _is_parameter(self, receiver: cst.BaseExpression) -> bool:
+        function = self.ctx.enclosing_function()
+        if function is None or not isinstance(receiver, cst.Name):
+            return False
+        params = function.params
+        return any(
+            p.name.value == receiver.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        )
+
+    def _result_is_written(self) -> bool:
+        """Whether the copy is bound to a name that the same function later writes in place."""
+        parent = self.ctx.parent
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
+            return False
+        target = parent.targets[0].target
+        function = self.ctx.enclosing_function()
+        if not isinstance(target, cst.Name) or function is None:
+            return False
+        return any(_writes_in_place(found, target.value) for found in walk(function.body, into_functions=False))
+
+
+def _writes_in_place(node: cst.CSTNode, name: str) -> bool:
+    if isinstance(node, cst.Call):
+        method = method_name(node)
+        receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+        if method and method.endswith("_") and not method.endswith("__") and _is_name(receiver, name):
+            return True
+        return any(
+            arg.keyword is not None and arg.keyword.value == "out" and _is_name(arg.value, name)
+            for arg in node.args
+        )
+    if isinstance(node, cst.AssignTarget | cst.AugAssign):
+        target = node.target
+        return isinstance(target, cst.Subscript) and _is_name(target.value, name)
+    return False
+
+
+def _is_name(node: cst.CSTNode | None, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name

@@ -1,0 +1,98 @@
+"""TPL102: a primitive that quietly repairs its input and carries on as if it were the input."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.functions import is_primitive
+from torchperf_lint.toolkit.matching import method_name
+
+#: Methods that turn a wrong input into an acceptable one at the cost of a copy or a hidden conversion.
+RESCUES = frozenset({"detach", "cpu", "contiguous", "to", "type", "float", "double", "half", "bfloat16"})
+
+
+class InputRescue(Rule):
+    code = "TPL102"
+    name = "input-rescue"
+    summary = "A primitive rebinds a parameter to a repaired copy of itself"
+    message = (
+        "`{target} = {target}.{method}(...)` repairs the input inside primitive `{function}`; "
+        "reject it at the public entry"
+    )
+    why = (
+        "A primitive behind a validating public function receives inputs that are already right. "
+        "Rebinding a parameter to `.detach()`, `.cpu()`, `.contiguous()` or a dtype-converted copy "
+        "hides a caller's mistake, costs a full copy on every call, and makes the primitive's "
+        "contract differ from the public one."
+    )
+    example = "def _route(volume):  # torchperf: prevalidated\n    volume = volume.contiguous()"
+    use_instead = (
+        "def warp(volume):\n"
+        "    if not volume.is_contiguous():\n"
+        "        raise ValueError('volume must be contiguous')\n"
+        "    return _route(volume)"
+    )
+    notes = (
+        "Only rebinding a parameter of a primitive to a rescue method of itself is flagged. "
+        "Converting into a new name (`work = volume.to(torch.float32)`, the float32 working copy) "
+        "is ordinary kernel work and is not flagged."
+    )
+    options = (
+        "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "
+        "caller-prevalidated, besides `# torchperf: prevalidated` on the `def` line.\n"
+        "- `primitives`: globs of qualified names of further primitives."
+    )
+    fix_safety = "No fix: the check belongs in the public function, which the linter cannot edit safely."
+    valid = (
+        "import torch\ndef route(volume):  # torchperf: prevalidated\n    work = volume.to(torch.float32)\n",
+        "import torch\ndef public(volume):\n    volume = volume.contiguous()\n",
+        "import torch\ndef route(volume, other):  # torchperf: prevalidated\n    other = volume.float()\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\ndef route(volume):  # torchperf: prevalidated\n    volume = volume.contiguous()\n",
+            ((3, 5),),
+        ),
+        Invalid(
+            "import torch\ndef route(volume, grid):  # torchperf: prevalidated\n"
+            "    grid = grid.detach().to(torch.float32)\n",
+            ((3, 5),),
+        ),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._stack: list[tuple[str, frozenset[str]] | None] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not is_primitive(self.ctx, node):
+            self._stack.append(None)
+            return
+        params = node.params
+        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        self._stack.append((self.ctx.function_qualname(), frozenset(names)))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._stack.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        current = self._stack[-1] if self._stack else None
+        if current is None or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        function, params = current
+        target = node.targets[0].target.value
+        method = _rescue_of(node.value, target)
+        if target in params and method is not None:
+            self.report(node, target=target, method=method, function=function)
+
+
+def _rescue_of(value: cst.BaseExpression, name: str) -> str | None:
+    """The first rescue method in a call chain that starts at ``name`` (``name.detach().to(...)``)."""
+    methods: list[str] = []
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        methods.append(method_name(value) or "")
+        value = value.func.value
+    if not (isinstance(value, cst.Name) and value.value == name):
+        return None
+    return next((m for m in reversed(methods) if m in RESCUES), None)

@@ -1,0 +1,86 @@
+"""TPL104: library code that changes the process's thread counts."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.matching import method_name, positional, string_value
+
+_SETTERS = frozenset({"torch.set_num_threads", "torch.set_num_interop_threads"})
+THREAD_VARIABLES = frozenset(
+    {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"}
+)
+
+
+class ThreadSetting(Rule):
+    code = "TPL104"
+    name = "thread-setting"
+    summary = "Thread counts set from library code"
+    message = "`{what}` sets thread counts for the whole process; leave that to the application or benchmark"
+    why = (
+        "Thread counts are process-wide. A kernel that calls `torch.set_num_threads` or writes "
+        "`OMP_NUM_THREADS` overrides the application's choice for every other library, and makes "
+        "benchmark results depend on import order. Entry scripts and benchmarks set threads on "
+        "purpose, so they are exempt by default."
+    )
+    example = "torch.set_num_threads(1)  # in a kernel module"
+    use_instead = "def main():\n    torch.set_num_threads(args.threads)  # in the benchmark's entry point"
+    notes = (
+        "Flagged: `torch.set_num_threads`, `torch.set_num_interop_threads`, and writing "
+        "OMP/MKL/OpenBLAS/NumExpr/vecLib thread variables through `os.environ[...] = `, "
+        "`os.environ.setdefault`, `os.environ.update` or `os.putenv`. Ignored by default in "
+        "`bench*.py` files and `bench/`, `benchmarks/` folders (the default `per-file-ignores`); set "
+        "`per-file-ignores` or `extend-per-file-ignores` to change that."
+    )
+    options = (
+        "- `per-file-ignores` / `extend-per-file-ignores`: the default exempts `bench*.py`, `bench/` "
+        "and `benchmarks/`; setting `per-file-ignores` replaces that default."
+    )
+    fix_safety = "No fix: where thread counts belong is a decision about the application."
+    requires_text = ("torch", "_THREADS")
+    valid = (
+        "import torch\nn = torch.get_num_threads()\n",
+        "import os\nos.environ['CUDA_VISIBLE_DEVICES'] = ''\n",
+        "import os\nthreads = os.environ.get('OMP_NUM_THREADS')\n",
+    )
+    invalid = (
+        Invalid("import torch\ntorch.set_num_threads(1)\n", ((2, 1),)),
+        Invalid("import os\nos.environ['OMP_NUM_THREADS'] = '1'\n", ((2, 1),)),
+        Invalid("from os import environ\nenviron.setdefault('MKL_NUM_THREADS', '2')\n", ((2, 1),)),
+        Invalid("import os\nos.environ.update(OPENBLAS_NUM_THREADS='1')\n", ((2, 1),)),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualname = self.ctx.qualname(node.func)
+        if qualname in _SETTERS:
+            self.report(node, what=qualname)
+        elif qualname == "os.putenv" and self._names_variable(positional(node)[:1]):
+            self.report(node, what="os.putenv")
+        elif isinstance(node.func, cst.Attribute) and self.ctx.qualname(node.func.value) == "os.environ":
+            method = method_name(node)
+            if method == "setdefault" and self._names_variable(positional(node)[:1]):
+                self.report(node, what="os.environ.setdefault")
+            elif method == "update" and self._update_sets_variable(node):
+                self.report(node, what="os.environ.update")
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            subscript = target.target
+            if isinstance(subscript, cst.Subscript) and self.ctx.qualname(subscript.value) == "os.environ":
+                index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
+                if isinstance(index, cst.Index) and string_value(index.value) in THREAD_VARIABLES:
+                    self.report(node, what=f"os.environ[{string_value(index.value)!r}] = ...")
+
+    def _names_variable(self, args: list[cst.Arg]) -> bool:
+        return bool(args) and string_value(args[0].value) in THREAD_VARIABLES
+
+    def _update_sets_variable(self, node: cst.Call) -> bool:
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in THREAD_VARIABLES:
+                return True
+            if isinstance(arg.value, cst.Dict):
+                keys = [e.key for e in arg.value.elements if isinstance(e, cst.DictElement)]
+                if any(string_value(key) in THREAD_VARIABLES for key in keys):
+                    return True
+        return False

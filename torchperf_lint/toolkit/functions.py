@@ -1,0 +1,88 @@
+"""Function-level facts rules share: which functions are primitives, and what encloses a node.
+
+Everything here reads the engine's ancestor stack for the node being visited, so it stays inside the
+innermost ``def``: a loop or a ``with`` outside a nested function does not cover that function's body.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchperf_lint.context import FileContext
+
+PRAGMA = re.compile(r"#\s*torchperf:\s*prevalidated\b")
+#: Context managers and decorators that stop autograd recording.
+GRAD_GUARDS = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
+)
+_LOOPS = (cst.For, cst.While)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def has_prevalidated_pragma(ctx: FileContext, node: cst.FunctionDef) -> bool:
+    """``# torchperf: prevalidated`` on the ``def`` line (or the line its header ends on)."""
+    body = node.body
+    header = body.header if isinstance(body, cst.IndentedBlock) else body.trailing_whitespace
+    if header.comment is not None and PRAGMA.search(header.comment.value):
+        return True
+    if not ctx.mentions(PRAGMA):
+        return False
+    return bool(PRAGMA.search(ctx.line(ctx.position(node.name).start.line)))
+
+
+def is_prevalidated(ctx: FileContext, node: cst.FunctionDef) -> bool:
+    """Marked by pragma or matched by a ``prevalidated`` glob (call while visiting ``node``)."""
+    return ctx.matches(ctx.prevalidated_globs) or has_prevalidated_pragma(ctx, node)
+
+
+def is_primitive(ctx: FileContext, node: cst.FunctionDef) -> bool:
+    """A caller-prevalidated router or a function matched by a ``primitives`` glob."""
+    return is_prevalidated(ctx, node) or ctx.matches(ctx.primitive_globs)
+
+
+def _own_ancestors(ctx: FileContext) -> list[cst.CSTNode]:
+    """Ancestors of the visited node, innermost first, up to (not past) the innermost function."""
+    found = []
+    for node in reversed(ctx.ancestors[:-1]):
+        if isinstance(node, cst.FunctionDef | cst.Lambda):
+            found.append(node)
+            break
+        found.append(node)
+    return found
+
+
+def in_loop(ctx: FileContext) -> cst.CSTNode | None:
+    """The innermost loop or comprehension whose repeated part holds the visited node.
+
+    A ``for`` loop's iterable and a comprehension's outermost iterable run once, not per item.
+    """
+    child = ctx.ancestors[-1]
+    outer_iterable = False
+    for node in _own_ancestors(ctx):
+        if isinstance(node, cst.CompFor):
+            outer_iterable = child is node.iter
+        elif isinstance(node, _COMPREHENSIONS):
+            if not (outer_iterable and child is node.for_in):
+                return node
+            outer_iterable = False
+        elif isinstance(node, _LOOPS) and (child is node.body or child is getattr(node, "test", None)):
+            return node
+        child = node
+    return None
+
+
+def under_grad_guard(ctx: FileContext) -> bool:
+    """Inside ``with torch.no_grad():``/``inference_mode()`` or a function decorated with either."""
+    for node in _own_ancestors(ctx):
+        if isinstance(node, cst.With) and any(_is_guard(ctx, item.item) for item in node.items):
+            return True
+        if isinstance(node, cst.FunctionDef):
+            return any(_is_guard(ctx, decorator.decorator) for decorator in node.decorators)
+    return False
+
+
+def _is_guard(ctx: FileContext, expression: cst.BaseExpression) -> bool:
+    target = expression.func if isinstance(expression, cst.Call) else expression
+    return ctx.qualname(target) in GRAD_GUARDS
