@@ -9,6 +9,18 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.matching import method_name, positional
 
 _ARRAY_ANNOTATIONS = frozenset({"numpy.ndarray", "torch.Tensor", "numpy.typing.NDArray"})
+#: Calls that evidently return an array or a tensor (a call into numpy or torch may return a scalar).
+_NUMPY_FACTORIES = (
+    "array asarray ascontiguousarray zeros ones empty full arange linspace load stack concatenate frombuffer "
+    "fromfile zeros_like ones_like empty_like full_like copy moveaxis transpose reshape meshgrid"
+)
+_TORCH_FACTORIES = (
+    "tensor as_tensor from_numpy zeros ones empty full arange linspace rand randn randint stack cat zeros_like "
+    "ones_like empty_like full_like rand_like randn_like eye where clone"
+)
+ARRAY_FACTORIES = frozenset(
+    [f"numpy.{name}" for name in _NUMPY_FACTORIES.split()] + [f"torch.{name}" for name in _TORCH_FACTORIES.split()]
+)
 _NUMPY_COPIES = frozenset({"numpy.array"})
 
 
@@ -26,10 +38,11 @@ class BridgeCopy(Rule):
     example = "weights = torch.tensor(np.load(path))"
     use_instead = "weights = torch.from_numpy(np.load(path))"
     notes = (
-        "`torch.tensor` is flagged when its argument is evidently an array or tensor: a call into "
-        "`numpy` or `torch`, a `.numpy()` result, or a name this function bound to one of those or "
-        "annotated as `np.ndarray`/`torch.Tensor`. Literals (`torch.tensor([1, 2])`) and values of "
-        "unknown type are not flagged. `.numpy().copy()` is flagged only on a fresh result "
+        "`torch.tensor` is flagged when its argument is evidently an array or tensor: an array or "
+        "tensor factory of `numpy` or `torch` (`np.load`, `np.zeros`, `torch.ones`...), a "
+        "`.numpy()` result, or a name this function bound to one of those or annotated as "
+        "`np.ndarray`/`torch.Tensor`. Literals (`torch.tensor([1, 2])`) and values of unknown type "
+        "are not flagged. `.numpy().copy()` is flagged only on a fresh result "
         "(`f(x).numpy().copy()`), where nothing else can see the buffer."
     )
     fix = UNSAFE
@@ -43,6 +56,7 @@ class BridgeCopy(Rule):
         "import torch\ndef f(values):\n    return torch.tensor(values)\n",
         "import numpy as np\nimport torch\ndef f(t):\n    a = t.numpy().copy()\n    return a\n",
         "import torch\nimport numpy as np\nt = torch.from_numpy(np.zeros(3))\n",
+        "import torch\nseed = torch.tensor(torch.cuda.initial_seed())\n",
     )
     invalid = (
         Invalid(
@@ -109,8 +123,7 @@ class BridgeCopy(Rule):
             return False
         if _is_numpy_call(node):
             return True
-        qualname = self.ctx.qualname(node.func)
-        return qualname is not None and qualname.split(".")[0] in ("numpy", "torch") and qualname != "torch.Size"
+        return self.ctx.qualname(node.func) in ARRAY_FACTORIES
 
     def _is_array_annotation(self, node: cst.BaseExpression) -> bool:
         target = node.value if isinstance(node, cst.Subscript) else node

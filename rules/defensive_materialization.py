@@ -46,8 +46,9 @@ class DefensiveMaterialization(Rule):
         "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, "
         "transpose, unsqueeze, squeeze, expand, view and friends), or applied to a parameter of the "
         "enclosing function. Not flagged when the result is assigned to a name that the same function "
-        "later writes in place (`name.add_(...)`, `name[...] = ...`, `out=name`). Files that never "
-        "import torch are skipped."
+        "later writes in place (`name.add_(...)`, `name[...] = ...`, `out=name`), or when the copy is "
+        "returned (directly or through the name it is bound to): then it keeps the caller's result from "
+        "aliasing the input. Files that never import torch are skipped."
     )
     fix = UNSAFE
     fix_safety = (
@@ -60,15 +61,23 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(x):\n    y = torch.cat([x, x]).contiguous()\n    return y\n",
         "import torch\ndef f(x):\n    buf = x.clone()\n    buf[0] = 0\n    return buf\n",
         "def f(x):\n    return x.permute(1, 0).contiguous()\n",
+        "import torch\ndef view_copy(self, dtype):\n    return self.clone().view(dtype)\n",
+        "import torch\ndef f(t):\n    if min(t.stride()) > 1:\n        return t.contiguous()\n    return t\n",
     )
     invalid = (
         Invalid(
-            "import torch\ndef f(x):\n    return x.permute(1, 0).contiguous()\n",
-            ((3, 12),),
-            fixed="import torch\ndef f(x):\n    return x.permute(1, 0)\n",
+            "import torch\ndef f(x, g):\n    return F.grid_sample(x.permute(0, 4, 1, 2, 3).contiguous(), g)\n",
+            ((3, 26),),
+            fixed="import torch\ndef f(x, g):\n    return F.grid_sample(x.permute(0, 4, 1, 2, 3), g)\n",
         ),
-        Invalid("import torch\ndef f(volume):\n    v = volume.clone()\n    return v * 2\n", ((3, 9),)),
-        Invalid("import torch\ndef f(x):\n    return x.unsqueeze(0).expand(4, -1).clone()\n", ((3, 12),)),
+        Invalid(
+            "import torch\ndef f(volume):\n    v = volume.clone()\n    total = v.sum()\n    return total\n",
+            ((3, 9),),
+        ),
+        Invalid(
+            "import torch\ndef f(x, w):\n    y = x.unsqueeze(0).expand(4, -1).clone()\n    return y @ w\n",
+            ((3, 9),),
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -77,7 +86,7 @@ class DefensiveMaterialization(Rule):
             return
         receiver = node.func.value  # type: ignore[attr-defined]
         after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
-        if not (after_view or self._is_parameter(receiver)) or self._result_is_written():
+        if not (after_view or self._is_parameter(receiver)) or self._result_is_written() or self._escapes():
             return
         fix = None
         if after_view and method == "contiguous":
@@ -91,6 +100,27 @@ class DefensiveMaterialization(Rule):
         params = function.params
         return any(
             p.name.value == receiver.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        )
+
+    def _escapes(self) -> bool:
+        """Whether the copy itself (or a method chain on it) is returned, directly or through the name
+        it is bound to: a caller may then write to it, so the copy keeps it from aliasing the input."""
+        node, parent_index = self.ctx.ancestors[-1], len(self.ctx.ancestors) - 2
+        while parent_index >= 0:
+            parent = self.ctx.ancestors[parent_index]
+            if isinstance(parent, cst.Return):
+                return True
+            if not _continues_chain(parent, node):
+                break
+            node, parent_index = parent, parent_index - 1
+        parent = self.ctx.parent
+        function = self.ctx.enclosing_function()
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1) or function is None:
+            return False
+        target = parent.targets[0].target
+        return isinstance(target, cst.Name) and any(
+            isinstance(found, cst.Return) and found.value is not None and _is_chain_of(found.value, target.value)
+            for found in walk(function.body, into_functions=False)
         )
 
     def _result_is_written(self) -> bool:
@@ -119,6 +149,19 @@ def _writes_in_place(node: cst.CSTNode, name: str) -> bool:
         target = node.target
         return isinstance(target, cst.Subscript) and _is_name(target.value, name)
     return False
+
+
+def _continues_chain(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """``child.attr``, ``child.method(...)`` or ``child[...]``: the value is still the copy's."""
+    if isinstance(parent, cst.Attribute | cst.Subscript):
+        return parent.value is child
+    return isinstance(parent, cst.Call) and parent.func is child
+
+
+def _is_chain_of(node: cst.BaseExpression, name: str) -> bool:
+    while isinstance(node, cst.Call | cst.Attribute | cst.Subscript):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _is_name(node: cst.CSTNode | None, name: str) -> bool:

@@ -7,27 +7,9 @@ import libcst as cst
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.matching import walk
 
+_TORCH_CONSTRUCTORS = "tensor as_tensor from_numpy arange linspace logspace meshgrid full ones zeros empty eye"
 CONSTRUCTORS = frozenset(
-    {
-        *(
-            f"torch.{name}"
-            for name in (
-                "tensor",
-                "as_tensor",
-                "from_numpy",
-                "arange",
-                "linspace",
-                "logspace",
-                "meshgrid",
-                "full",
-                "ones",
-                "zeros",
-                "empty",
-                "eye",
-            )
-        ),  # fmt: skip
-        "torch.nn.functional.affine_grid",
-    }
+    [f"torch.{name}" for name in _TORCH_CONSTRUCTORS.split()] + ["torch.nn.functional.affine_grid"]
 )
 
 

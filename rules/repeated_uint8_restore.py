@@ -10,6 +10,7 @@ from torchperf_lint.toolkit.matching import int_value, keyword, method_name, pos
 
 _UINT8 = "torch.uint8"
 _CLAMPS = frozenset({"clamp", "clamp_", "clip", "clip_"})
+_CAST, _SATURATE = "cast", "saturate"
 
 
 class RepeatedUint8Restore(Rule):
@@ -25,11 +26,12 @@ class RepeatedUint8Restore(Rule):
     example = "out = blur(x).clamp(0, 255)\nout = sharpen(out).clamp(0, 255).to(torch.uint8)"
     use_instead = "out = sharpen(blur(x))\nout = out.add_(0.5).clamp_(0, 255).to(torch.uint8)"
     notes = (
-        "A restoration is `.to(torch.uint8)`, `.byte()`, `.type(torch.uint8)`, or a clamp to "
-        "0..255 (`clamp`, `clamp_`, `clip`, `torch.clamp`). Flagged: a restoration of a tensor that "
-        "an earlier statement of the same function already restored, and any restoration inside a "
-        "loop. Several calls in one statement (`round().clamp(0, 255).to(torch.uint8)`) are one "
-        "restoration."
+        "Two kinds of restoration are counted per tensor: a saturation (a clamp to 0..255 with "
+        "`clamp`, `clamp_`, `clip` or `torch.clamp`) and a cast (`.to(torch.uint8)`, `.byte()`, "
+        "`.type(torch.uint8)`). Flagged: a second saturation or a second cast of a tensor in a later "
+        "statement of the same function, and a saturation inside a loop. A clamp followed by a cast, "
+        "in one statement or two, is one restoration; a bare cast in a loop (byte views for "
+        "serialisation) is not flagged."
     )
     fix_safety = "No fix: merging the passes changes where rounding happens, which needs a review of the kernel."
     valid = (
@@ -37,6 +39,8 @@ class RepeatedUint8Restore(Rule):
         "import torch\ndef f(img, mask):\n    a = img.clamp(0, 255).byte()\n"
         "    b = mask.to(torch.uint8)\n    return a, b\n",
         "import torch\ndef f(x):\n    return x.clamp(0, 1)\n",
+        "import torch\ndef f(e):\n    e = torch.clamp(e, 0, 255)\n    return e.to(torch.uint8)\n",
+        "import torch\nfor i, t in enumerate(out):\n    t = t.type(torch.uint8)\n",
     )
     invalid = (
         Invalid(
@@ -49,11 +53,15 @@ class RepeatedUint8Restore(Rule):
             "        x = p(x).clamp_(0, 255)\n    return x\n",
             ((4, 13),),
         ),
+        Invalid(
+            "import torch\ndef f(x):\n    a = x.to(torch.uint8)\n    b = x.float().byte()\n    return a, b\n",
+            ((4, 9),),
+        ),
     )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._seen: list[dict[str, cst.CSTNode]] = [{}]
+        self._seen: list[dict[tuple[str, str], cst.CSTNode]] = [{}]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._seen.append({})
@@ -62,39 +70,33 @@ class RepeatedUint8Restore(Rule):
         self._seen.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.imports_torch or not self._restores(node) or self._inside_restoration():
+        kind = self._restoration(node) if self.ctx.imports_torch else None
+        if kind is None:
             return
         subject = self._subject(node)
         statement = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.SimpleStatementLine)), None)
-        earlier = self._seen[-1].get(subject) if subject else None
-        if in_loop(self.ctx) is not None or (earlier is not None and earlier is not statement):
+        earlier = self._seen[-1].get((subject, kind)) if subject else None
+        repeated = earlier is not None and earlier is not statement
+        if repeated or (kind == _SATURATE and in_loop(self.ctx) is not None):
             self.report(node, what=_describe(node), subject=subject or "the tensor")
         if subject and statement is not None:
-            self._seen[-1].setdefault(subject, statement)
+            self._seen[-1].setdefault((subject, kind), statement)
 
-    def _restores(self, node: cst.Call) -> bool:
+    def _restoration(self, node: cst.Call) -> str | None:
+        """``"cast"`` for a cast to uint8, ``"saturate"`` for a clamp to 0..255, else None."""
         method = method_name(node)
         qualname = self.ctx.qualname(node.func)
         if method in ("to", "type"):
             target = (positional(node) or [keyword(node, "dtype")])[0]
-            return target is not None and self.ctx.qualname(target.value) == _UINT8  # type: ignore[arg-type]
+            is_uint8 = target is not None and self.ctx.qualname(target.value) == _UINT8  # type: ignore[arg-type]
+            return _CAST if is_uint8 else None
         if method == "byte" and qualname is None:
-            return True
+            return _CAST
         if qualname == "torch.clamp" or (qualname is None and method in _CLAMPS):
             bounds = positional(node)[1:] if qualname == "torch.clamp" else positional(node)
             values = [_number(b.value) for b in bounds] or [_number(a.value) for a in node.args if a.keyword]
-            return values == [0, 255]
-        return False
-
-    def _inside_restoration(self) -> bool:
-        """Only the outermost restoring call of a chain counts (``x.clamp(0, 255).to(uint8)`` is one)."""
-        parent = self.ctx.parent
-        while isinstance(parent, cst.Attribute | cst.Call):
-            if isinstance(parent, cst.Call) and self._restores(parent):
-                return True
-            index = self.ctx.ancestors.index(parent)
-            parent = self.ctx.ancestors[index - 1] if index > 0 else None
-        return False
+            return _SATURATE if values == [0, 255] else None
+        return None
 
     def _subject(self, node: cst.BaseExpression) -> str | None:
         """The name a restoration chain starts from: ``out`` in ``torch.floor(out + .5).clamp(0, 255)``."""

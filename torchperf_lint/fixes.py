@@ -49,12 +49,13 @@ class Fix:
 
     @classmethod
     def from_json(cls, data: dict) -> Fix:
-        edits = tuple(
-            Edit(e["location"]["row"], e["location"]["column"], e["end_location"]["row"],
-                 e["end_location"]["column"], e["content"])
-            for e in data["edits"]
-        )  # fmt: skip
-        return cls(data["applicability"], data["message"], edits)
+        """The inverse of :meth:`as_json` (the cache stores fixes this way)."""
+        return cls(data["applicability"], data["message"], tuple(_edit_from_json(e) for e in data["edits"]))
+
+
+def _edit_from_json(data: dict) -> Edit:
+    start, end = data["location"], data["end_location"]
+    return Edit(start["row"], start["column"], end["row"], end["column"], data["content"])
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def apply(
 
 def _unused_message(directive: Directive, used: set[str], enabled: frozenset[str], own_prefix: str) -> str | None:
     if directive.codes is None:
-        return None if used else "Unused blanket `noqa` directive"
+        return None  # a blanket directive may be another linter's; only our own codes can be unused
     unused, disabled, duplicated, seen = [], [], [], set()
     for code in directive.codes:
         if not code.startswith(own_prefix):
