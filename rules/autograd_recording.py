@@ -23,6 +23,7 @@ class AutogradRecording(Rule):
         "train, and the right place for `torch.no_grad()` is a judgement about the whole route."
     )
     name = "autograd-recording"
+    hint = "Drop requires_grad/backward from the primitive; run its body under torch.no_grad()."
     summary = "Code inside a primitive records autograd"
     message = "`{what}` records autograd; primitives run without building a graph"
     why = (

@@ -27,6 +27,7 @@ _NUMPY_COPIES = frozenset({"numpy.array"})
 class BridgeCopy(Rule):
     code = "TPL105"
     name = "bridge-copy"
+    hint = "Use torch.from_numpy/torch.as_tensor, or drop the extra copy."
     summary = "A copying NumPy/Torch bridge where a zero-copy one exists"
     message = "`{what}` copies an existing array or tensor; {instead}"
     why = (

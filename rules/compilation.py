@@ -27,6 +27,7 @@ _EAGER_EQUIVALENT = frozenset({"torch.compile", "torch.jit.script", "torch.jit.s
 class Compilation(Rule):
     code = "TPL002"
     name = "compilation"
+    hint = "Remove the compile/script wrapper and benchmark the eager route."
     summary = "`torch.compile`, TorchScript, dynamo or graph capture"
     message = "`{what}` compiles or captures a graph; public routes stay eager"
     why = (

@@ -30,6 +30,7 @@ _COPIES = frozenset({"contiguous", "clone"})
 class DefensiveMaterialization(Rule):
     code = "TPL101"
     name = "defensive-materialization"
+    hint = "Pass the view on; copy only where something writes in place."
     summary = "`.contiguous()` or `.clone()` of a view or an input with no write that needs it"
     message = (
         "`{what}` copies the whole tensor though nothing writes to it; let the next operation read the original"

@@ -31,6 +31,7 @@ _DEVICE_FLAGS = {"is_cuda", "is_mps", "is_xpu"}
 class DeviceRoute(Rule):
     code = "TPL003"
     name = "device-route"
+    hint = "Keep the route on the CPU; delete the device branch or move it out of the kernel package."
     summary = "A route to CUDA, MPS or another non-CPU device"
     message = "`{what}` routes work off the CPU; routes are CPU-only by contract"
     why = (

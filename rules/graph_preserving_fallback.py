@@ -21,6 +21,7 @@ class GraphPreservingFallback(Rule):
         "gradients, and which branch to keep is not visible in the code."
     )
     name = "graph-preserving-fallback"
+    hint = "Delete the autograd-dependent branch; the primitive has one eager route."
     summary = "Branching on autograd state to choose a route"
     message = "branching on `{what}` adds a graph-preserving route; primitives have one eager route"
     why = (

@@ -34,6 +34,7 @@ _TORCH_PREDICATES = frozenset({"torch.any", "torch.all", "torch.equal", "torch.a
 class HostSyncInLoop(Rule):
     code = "TPL103"
     name = "host-sync-in-loop"
+    hint = "Compute the value once with a vectorised reduction before the loop."
     summary = "Tensor values read back into Python inside a loop"
     message = "`{what}` reads a tensor value into Python on every iteration; compute it once outside the loop"
     why = (

@@ -36,6 +36,7 @@ class InferredLayout(Rule):
         "No fix: replacing a size test with a layout argument changes the function's signature and every caller."
     )
     name = "inferred-layout"
+    hint = "Take layout as a keyword argument and branch on it, not on a size."
     summary = "A layout inferred from shape sizes"
     message = "`{what}` infers a layout from a size; take the layout as an explicit argument"
     why = (

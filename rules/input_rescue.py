@@ -15,6 +15,7 @@ RESCUES = frozenset({"detach", "cpu", "contiguous", "to", "type", "float", "doub
 class InputRescue(Rule):
     code = "TPL102"
     name = "input-rescue"
+    hint = "Reject the bad input in the public function instead of converting it here."
     summary = "A primitive rebinds a parameter to a repaired copy of itself"
     message = (
         "`{target} = {target}.{method}(...)` repairs the input inside primitive `{function}`; "

@@ -16,6 +16,7 @@ CONSTRUCTORS = frozenset(
 class LoopInvariantTensor(Rule):
     code = "TPL106"
     name = "loop-invariant-tensor"
+    hint = "Build the tensor once before the loop and reuse it."
     summary = "A tensor built from loop-invariant values inside a loop"
     message = "`{callee}(...)` builds the same tensor on every iteration; build it once before the loop"
     why = (

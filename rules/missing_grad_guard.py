@@ -30,6 +30,7 @@ HEAVY = frozenset(
 class MissingGradGuard(Rule):
     code = "TPL007"
     name = "missing-grad-guard"
+    hint = "Wrap the kernel body in `with torch.no_grad():`."
     summary = "A heavy torch operation in a primitive runs outside `torch.no_grad()`"
     message = "`{callee}` runs outside `torch.no_grad()` in primitive `{function}`; guard the kernel body"
     why = (

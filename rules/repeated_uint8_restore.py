@@ -16,6 +16,7 @@ _CAST, _SATURATE = "cast", "saturate"
 class RepeatedUint8Restore(Rule):
     code = "TPL107"
     name = "repeated-uint8-restore"
+    hint = "Work in float32 throughout and round, clamp and cast once at the end."
     summary = "The same working tensor restored to uint8 more than once"
     message = "`{what}` restores `{subject}` to uint8 again; convert to float32 once and saturate once at the end"
     why = (

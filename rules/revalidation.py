@@ -32,6 +32,7 @@ class Revalidation(Rule):
         "check, which the linter cannot see across modules."
     )
     name = "revalidation"
+    hint = "Move the check to the public function and delete it here."
     summary = "Validation inside a caller-prevalidated function"
     message = "`{what}` re-validates inside caller-prevalidated `{function}`; validate once at the public entry"
     why = (

@@ -7,6 +7,7 @@ class SyntaxErrorRule(Rule):
     code = "TPL900"
     fix_safety = "No fix: the file has to be repaired by hand."
     name = "syntax-error"
+    hint = "Fix the file so it decodes and parses."
     summary = "The file does not parse or cannot be decoded"
     message = "{detail}"
     why = (

@@ -16,6 +16,7 @@ THREAD_VARIABLES = frozenset(
 class ThreadSetting(Rule):
     code = "TPL104"
     name = "thread-setting"
+    hint = "Set threads in the application's or benchmark's entry point only."
     summary = "Thread counts set from library code"
     message = "`{what}` sets thread counts for the whole process; leave that to the application or benchmark"
     why = (

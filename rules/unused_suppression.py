@@ -7,6 +7,7 @@ class UnusedSuppression(Rule):
     code = "TPL901"
     fix_safety = "No fix yet: delete the directive, or the unused codes, by hand."
     name = "unused-suppression"
+    hint = "Delete the directive or the codes it no longer needs."
     summary = "A `# noqa` directive that suppressed nothing"
     message = "Unused `noqa` directive ({detail})"
     why = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,9 +23,13 @@ from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, ReportContext
 from torchperf_lint.rewrite import Rewrite, add_noqa, fix_jobs
 from torchperf_lint.runner import Job, run
 from torchperf_lint.selection import UsageError, enabled_codes
+from torchperf_lint.skills import DEFAULT_DESTINATION as DEFAULT_SKILL_DESTINATION
+from torchperf_lint.skills import RULES_REFERENCE, drifted, write_rules
+from torchperf_lint.skills import install as install_skill
+from torchperf_lint.skills import source_folder as skill_source_folder
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-_COMMANDS = {"check", "rule", "rules", "clean"}
+_COMMANDS = {"check", "rule", "rules", "clean", "skill", "handoff"}
 
 
 def _codes(value: str) -> list[str]:
@@ -69,6 +74,23 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--output-format", choices=["text", "json"], default="text")
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=["text", "json", "markdown"], default="text")
+    skill = commands.add_parser("skill", help="the reviewers' agent skill").add_subparsers(
+        dest="action", required=True
+    )
+    render = skill.add_parser("render", help="re-render references/rules.md from the rule catalog")
+    render.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
+    render.add_argument("--dir", type=Path, help="the skill folder (default: the one shipped with the package)")
+    install = skill.add_parser("install", help="copy the skill into a project")
+    install.add_argument("--dest", type=Path, default=DEFAULT_SKILL_DESTINATION, help="default: .agents/skills")
+    install.add_argument("--force", action="store_true", help="overwrite local edits")
+    handoff = commands.add_parser("handoff", help="render or check a benchmark handoff report")
+    handoff_actions = handoff.add_subparsers(dest="action", required=True)
+    handoff_render = handoff_actions.add_parser("render", help="render a report from benchmark results JSON")
+    handoff_render.add_argument("results", type=Path)
+    handoff_render.add_argument("--notes", type=Path, help="Markdown with one '## Section' per section it adds to")
+    handoff_render.add_argument("-o", "--output", type=Path, help="default: stdout")
+    handoff_check = handoff_actions.add_parser("check", help="exit 1 listing missing or empty sections")
+    handoff_check.add_argument("report", type=Path)
     clean = commands.add_parser("clean", help="delete the findings cache")
     clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser
@@ -89,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
             return _print(rules_table(args.output_format))
         if args.command == "clean":
             return _clean(args)
+        if args.command == "skill":
+            return _skill(args)
+        if args.command == "handoff":
+            return _handoff(args)
         return _check(args)
     except (ConfigError, UsageError) as error:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
@@ -120,6 +146,48 @@ def _settings(args: argparse.Namespace) -> Settings:
         ignore=settings.ignore + tuple(args.ignore or ()),
         extend_exclude=settings.extend_exclude + tuple(args.extend_exclude or ()),
     )
+
+
+def _skill(args: argparse.Namespace) -> int:
+    if args.action == "install":
+        target, edits = install_skill(args.dest, force=args.force)
+        if edits:
+            listed = ", ".join(edits)
+            print(
+                f"torchperf-lint: {target} has local edits ({listed}); use --force to overwrite", file=sys.stderr
+            )
+            return EXIT_FINDINGS
+        print(f"Installed the skill in {target}", file=sys.stderr)
+        return EXIT_CLEAN
+    folder = args.dir or skill_source_folder()
+    if args.check:
+        if drifted(folder):
+            print(f"{folder / RULES_REFERENCE} is out of date: run `torchperf-lint skill render`", file=sys.stderr)
+            return EXIT_FINDINGS
+        return EXIT_CLEAN
+    print(f"Wrote {write_rules(folder)}", file=sys.stderr)
+    return EXIT_CLEAN
+
+
+def _handoff(args: argparse.Namespace) -> int:
+    """The reference kernels' report tools; they import Jinja2 only, never torch."""
+    from torchperf_lint.reference_kernels.handoff import ResultsError, missing_sections, render_handoff
+
+    if args.action == "check":
+        problems = missing_sections(args.report.read_text(encoding="utf-8"))
+        for problem in problems:
+            print(f"{args.report}: {problem}")
+        return EXIT_FINDINGS if problems else EXIT_CLEAN
+    try:
+        results = json.loads(args.results.read_text(encoding="utf-8"))
+        report = render_handoff(results, args.notes.read_text(encoding="utf-8") if args.notes else "")
+    except (json.JSONDecodeError, ResultsError, KeyError) as error:
+        raise UsageError(f"{args.results}: not benchmark results in the documented schema: {error}") from None
+    if args.output is None:
+        sys.stdout.write(report)
+    else:
+        args.output.write_text(report, encoding="utf-8")
+    return EXIT_CLEAN
 
 
 def _clean(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ def _metadata(rule: type[Rule]) -> dict[str, object]:
         "code": rule.code,
         "name": rule.name,
         "summary": rule.summary,
+        "hint": rule.hint,
         "fix": rule.fix or "none",
         "explanation": rule_markdown(rule),
     }

@@ -34,6 +34,8 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
+    #: One line telling the author what to do instead (review summaries quote it).
+    hint: ClassVar[str]
     message: ClassVar[str]
     why: ClassVar[str]
     example: ClassVar[str] = ""

@@ -1,5 +1,6 @@
 """The handoff report: rendered from a benchmark results JSON and a short notes file. Needs no torch."""
 
-from .render import SECTIONS, render_handoff
+from .check import missing_sections
+from .render import SECTIONS, ResultsError, render_handoff
 
-__all__ = ["SECTIONS", "render_handoff"]
+__all__ = ["SECTIONS", "ResultsError", "missing_sections", "render_handoff"]

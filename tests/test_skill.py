@@ -1,0 +1,175 @@
+"""The reviewers' skill: spec validity, drift of the rendered reference, install, and the workflow."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torchperf_lint import skills
+from torchperf_lint.registry import all_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+SKILL = ROOT / "skill" / "torchperf-review"
+AGENTSKILLS = shutil.which("agentskills")
+SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata"}
+
+
+def cli(*args, cwd=None, stdin=None):
+    command = [sys.executable, "-m", "torchperf_lint", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, input=stdin)
+
+
+@pytest.mark.skipif(AGENTSKILLS is None, reason="skills-ref is not installed")
+def test_the_reference_validator_accepts_the_skill():
+    result = subprocess.run([AGENTSKILLS, "validate", str(SKILL)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_frontmatter_keeps_the_stricter_limits():
+    from skills_ref import read_properties
+
+    text = (SKILL / "SKILL.md").read_text()
+    frontmatter = text.split("---")[1]
+    keys = {line.split(":")[0] for line in frontmatter.splitlines() if line and not line.startswith(" ")}
+    assert keys <= SPEC_FIELDS
+    properties = read_properties(SKILL)
+    assert properties.name == SKILL.name and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", properties.name)
+    assert len(properties.name) <= 64
+    assert 0 < len(properties.description) <= 1024 and not set("<>") & set(properties.description)
+    assert len(text.split("---", 2)[2].splitlines()) < 500
+    nested = [p for p in SKILL.rglob("*") if p.is_file() and len(p.relative_to(SKILL).parts) > 2]
+    assert [p for p in nested if "__pycache__" not in p.parts] == []
+
+
+def test_rendered_rules_reference_is_current_and_drift_is_caught(tmp_path, monkeypatch):
+    assert cli("skill", "render", "--check").returncode == 0
+    copy = tmp_path / "torchperf-review"
+    shutil.copytree(SKILL, copy)
+    rule = all_rules()["TPL003"]
+    monkeypatch.setattr(rule, "summary", "A reworded summary")
+    assert skills.drifted(copy)
+    skills.write_rules(copy)
+    assert not skills.drifted(copy)
+    assert "**Catches:** A reworded summary." in (copy / "references" / "rules.md").read_text()
+
+
+def test_install_copies_a_valid_skill_and_refuses_to_overwrite_local_edits(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    assert cli("skill", "install", cwd=project).returncode == 0
+    installed = project / ".agents" / "skills" / "torchperf-review"
+    assert skills.local_edits(SKILL, installed) == []
+    if AGENTSKILLS:
+        assert subprocess.run([AGENTSKILLS, "validate", str(installed)], capture_output=True).returncode == 0
+    (installed / "SKILL.md").write_text("edited\n")
+    refused = cli("skill", "install", cwd=project)
+    assert refused.returncode == 1 and "local edits (SKILL.md)" in refused.stderr
+    assert (installed / "SKILL.md").read_text() == "edited\n"
+    assert cli("skill", "install", "--force", cwd=project).returncode == 0
+    assert skills.local_edits(SKILL, installed) == []
+    assert cli("skill", "install", "--dest", ".claude/skills", cwd=project).returncode == 0
+    assert (project / ".claude" / "skills" / "torchperf-review" / "SKILL.md").is_file()
+
+
+BASE_KERNEL = """import torch
+import torch.nn.functional as F
+
+
+def route(volume, grid):  # torchperf: prevalidated
+    with torch.no_grad():
+        return F.grid_sample(volume, grid, align_corners=False)
+"""
+CHANGED_KERNEL = """import torch
+import torch.nn.functional as F
+
+
+@torch.compile
+def route(volume, grid):  # torchperf: prevalidated
+    with torch.no_grad():
+        return F.grid_sample(volume.cuda(), grid, align_corners=False)
+
+
+def main():
+    torch.set_num_threads(1)  # noqa: TPL104 - benchmark entry point, sets threads on purpose
+"""
+INCOMPLETE_HANDOFF = """# Handoff
+## Full-path baseline
+public call 12 ms at 1 thread
+## Selected route
+compiled route
+## Removed work
+
+## Regressions
+none measured
+"""
+
+
+def test_the_skill_workflow_on_a_fixture_change(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.email=r@example.org", "-c", "user.name=r", "commit", "-q", "--allow-empty", "-m", "start")
+    (repo / "kernel.py").write_text(BASE_KERNEL)
+    git("add", "kernel.py")
+    git("-c", "user.email=r@example.org", "-c", "user.name=r", "commit", "-q", "-m", "base")
+    (repo / "kernel.py").write_text(CHANGED_KERNEL)
+    (repo / "HANDOFF.md").write_text(INCOMPLETE_HANDOFF)
+
+    script = SKILL / "scripts" / "review_changes.py"
+    review = subprocess.run(
+        [sys.executable, str(script), "--base", "HEAD"], capture_output=True, text=True, cwd=repo
+    )
+    assert review.returncode == 1, review.stdout
+    summary = json.loads(review.stdout)
+    assert summary["files"] == 1 and summary["findings"] == 2 and not summary["truncated"]
+    assert summary["counts"] == {"TPL002": 1, "TPL003": 1}
+    assert [(f["file"], f["line"], f["column"], f["rule"]) for f in summary["shown"]] == [
+        ("kernel.py", 5, 2, "TPL002"),
+        ("kernel.py", 8, 30, "TPL003"),
+    ]
+    assert summary["shown"][0]["hint"] == all_rules()["TPL002"].hint
+
+    check = cli("handoff", "check", "HANDOFF.md", cwd=repo)
+    assert check.returncode == 1
+    assert check.stdout.splitlines() == [
+        "HANDOFF.md: empty section: Removed work",
+        "HANDOFF.md: missing section: Allocation and copy changes",
+        "HANDOFF.md: missing section: Backends and Torch-specific candidates considered",
+        "HANDOFF.md: missing section: Thread and benchmark matrix",
+        "HANDOFF.md: missing section: Correctness and memory evidence",
+        "HANDOFF.md: missing section: Rejected regions",
+        "HANDOFF.md: missing section: Follow-ups",
+    ]
+
+
+def test_review_script_reports_a_bad_base_as_exit_2(tmp_path):
+    script = SKILL / "scripts" / "review_changes.py"
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    result = subprocess.run(
+        [sys.executable, str(script), "--base", "nope"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.returncode == 2 and "git diff against 'nope' failed" in json.loads(result.stdout)["error"]
+
+
+BLOCK_TORCH = "import sys; sys.modules['torch'] = None; from torchperf_lint.cli import main; sys.exit(main())"
+
+
+def test_handoff_commands_work_without_torch(tmp_path):
+    results = ROOT / "reference_kernels" / "results"
+    command = [sys.executable, "-c", BLOCK_TORCH, "handoff", "render", str(results / "bench-full.json"),
+               "--notes", str(results / "notes.md"), "-o", str(tmp_path / "HANDOFF.md")]  # fmt: skip
+    rendered = subprocess.run(command, capture_output=True, text=True)
+    assert rendered.returncode == 0, rendered.stderr
+    assert (tmp_path / "HANDOFF.md").read_text() == (results / "HANDOFF.md").read_text()
+    checked = subprocess.run([sys.executable, "-c", BLOCK_TORCH, "handoff", "check", str(tmp_path / "HANDOFF.md")])
+    assert checked.returncode == 0
