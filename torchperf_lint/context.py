@@ -8,10 +8,11 @@ from fnmatch import fnmatchcase
 from functools import cached_property
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange
 
 from torchperf_lint.fixes import PendingFix
 from torchperf_lint.toolkit.scopes import Scope, dotted
+from torchperf_lint.toolkit.traversal import Span, positions
 
 
 @dataclass
@@ -29,7 +30,7 @@ class FileContext:
     path: str
     module_name: str
     text: str
-    wrapper: MetadataWrapper
+    module: cst.Module
     scopes: dict[cst.CSTNode, Scope]
     prevalidated_globs: tuple[str, ...] = ()
     primitive_globs: tuple[str, ...] = ()
@@ -37,7 +38,7 @@ class FileContext:
     scope_stack: list[Scope] = field(default_factory=list)
     qualname_stack: list[str] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
-    _positions: object = None
+    _spans: dict[cst.CSTNode, Span] | None = None
 
     @property
     def scope(self) -> Scope:
@@ -98,9 +99,10 @@ class FileContext:
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Position of ``node``; computed on first use, so clean files never pay for it."""
-        if self._positions is None:
-            self._positions = self.wrapper.resolve(PositionProvider)
-        return self._positions[node]  # type: ignore[index]
+        if self._spans is None:
+            self._spans = positions(self.module)
+        (line, column), (end_line, end_column) = self._spans[node]
+        return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
 
     def report(self, code: str, node: cst.CSTNode, message: str, fix: PendingFix | None = None) -> None:
         if not any(f.code == code and f.node is node for f in self.findings):

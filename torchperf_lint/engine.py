@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
 from torchperf_lint import suppression
 from torchperf_lint.context import FileContext
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.fixes import Edit, Fix, PendingFix
 from torchperf_lint.rule import Rule
+from torchperf_lint.toolkit import traversal
 from torchperf_lint.toolkit.scopes import ScopeBuilder
 
 SYNTAX_ERROR = "TPL900"
@@ -117,21 +117,20 @@ def _syntax_finding(options: FileOptions, row: int, column: int, message: str) -
 
 
 def _run_rules(module: cst.Module, text: str, options: FileOptions) -> list[Diagnostic]:
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     builder = ScopeBuilder(module)
-    module.visit(builder)
+    traversal.visit(module, builder)
     ctx = FileContext(
         path=options.path,
         module_name=options.module_name,
         text=text,
-        wrapper=wrapper,
+        module=module,
         scopes=builder.scopes,
         prevalidated_globs=options.prevalidated,
         primitive_globs=options.primitives,
     )
     active = [cls(ctx) for cls in options.rules if _has_visitors(cls)]
     if active:
-        module.visit(_Dispatcher(ctx, active))
+        traversal.visit(module, _Dispatcher(ctx, active))
     results = []
     for pending in ctx.findings:
         where = ctx.position(pending.node)
@@ -187,7 +186,7 @@ class _Dispatcher(cst.CSTVisitor):
                     self._visits.setdefault(node_type, []).append(getattr(rule, attr))
                 elif kind == "leave" and node_type:
                     self._leaves.setdefault(node_type, []).append(getattr(rule, attr))
-        ctx.scope_stack.append(ctx.scopes[ctx.wrapper.module])
+        ctx.scope_stack.append(ctx.scopes[ctx.module])
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx

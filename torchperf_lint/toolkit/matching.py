@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import libcst as cst
 
 from torchperf_lint.context import FileContext
+from torchperf_lint.toolkit.traversal import walk
+
+__all__ = ["walk"]  # re-exported: rules import their tree helpers from one place
 
 #: Device types that are not the CPU; a route to any of them breaks the CPU-only contract.
 NON_CPU_DEVICES = frozenset(
@@ -66,8 +67,9 @@ def positional(call: cst.Call) -> list[cst.Arg]:
 def is_reference(ctx: FileContext, node: cst.Name | cst.Attribute) -> bool:
     """Whether ``node`` (the node being visited) is the outermost dotted name read in an expression.
 
-    Excludes the attribute part of ``x.attr``, inner links of ``a.b.c``, import aliases,
-    definition names, parameter names and keyword-argument names.
+    Excludes the attribute part of ``x.attr``, inner links of ``a.b.c``, import aliases and modules
+    (their outermost name's parent is the alias or the import), definition names, parameter names and
+    keyword-argument names.
     """
     parent = ctx.parent
     if isinstance(parent, cst.Attribute):
@@ -78,9 +80,7 @@ def is_reference(ctx: FileContext, node: cst.Name | cst.Attribute) -> bool:
         return False
     if isinstance(parent, cst.Param) and parent.name is node:
         return False
-    if isinstance(parent, cst.Arg) and parent.keyword is node:
-        return False
-    return not any(isinstance(a, cst.Import | cst.ImportFrom) for a in ctx.ancestors)
+    return not (isinstance(parent, cst.Arg) and parent.keyword is node)
 
 
 def is_torch_name(qualname: str | None, *prefixes: str) -> bool:
@@ -88,17 +88,6 @@ def is_torch_name(qualname: str | None, *prefixes: str) -> bool:
     if qualname is None:
         return False
     return any(qualname == p or qualname.startswith(p + ".") for p in prefixes)
-
-
-def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTNode]:
-    """Every node below ``node`` (itself included), optionally not entering nested defs."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if current is not node and not into_functions and isinstance(current, cst.FunctionDef | cst.Lambda):
-            continue
-        stack.extend(current.children)
 
 
 def source_of(node: cst.CSTNode) -> str:

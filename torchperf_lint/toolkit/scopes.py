@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchperf_lint.toolkit import traversal
+
 #: Marker for a binding that is not an import.
 LOCAL = ""
 
@@ -95,9 +97,9 @@ class ScopeBuilder(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._current.bind(node.name.value)
         for decorator in node.decorators:
-            decorator.visit(self)
+            traversal.visit(decorator, self)
         if node.returns is not None:
-            node.returns.visit(self)
+            traversal.visit(node.returns, self)
         self._enter_function(node)
         return False
 
@@ -107,21 +109,21 @@ class ScopeBuilder(cst.CSTVisitor):
 
     def _enter_function(self, node: cst.FunctionDef | cst.Lambda) -> None:
         """Defaults belong to the outer scope; parameters and the body to the new one."""
-        node.params.visit(self)
+        traversal.visit(node.params, self)
         self._push(node)
         for param in _all_params(node.params):
             self._current.bind(param.name.value)
-        node.body.visit(self)
+        traversal.visit(node.body, self)
         self._stack.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self._current.bind(node.name.value)
         for decorator in node.decorators:
-            decorator.visit(self)
+            traversal.visit(decorator, self)
         for arg in (*node.bases, *node.keywords):
-            arg.visit(self)
+            traversal.visit(arg, self)
         self._push(node, is_class=True)
-        node.body.visit(self)
+        traversal.visit(node.body, self)
         self._stack.pop()
         return False
 

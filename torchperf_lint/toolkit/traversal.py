@@ -1,0 +1,163 @@
+"""A fast read-only traversal of LibCST trees, and node positions without a metadata wrapper.
+
+``CSTNode.visit`` rebuilds every node it passes (the same code serves transformers), and its
+children include every comma, paren and whitespace node. Rules never look at those, so this walker
+reads each node's fields directly, skips layout-only nodes, and keeps LibCST's visitor protocol:
+``on_visit`` returning False skips the children, ``on_leave`` runs after them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+
+import libcst as cst
+from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+#: Nodes that only carry layout (whitespace, comments, punctuation, operators): never visited.
+LAYOUT = (
+    cst.BaseParenthesizableWhitespace,
+    cst.Newline,
+    cst.EmptyLine,
+    cst.TrailingWhitespace,
+    cst.Comment,
+    cst.Comma,
+    cst.Dot,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Colon,
+    cst.Semicolon,
+    cst.AssignEqual,
+    cst.BaseBinaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+    cst.BaseAugOp,
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+#: Per concrete type: 1 a node to visit, 2 a sequence to look into, 0 anything else (layout, str, None).
+_KINDS: dict[type, int] = {list: 2, tuple: 2}
+
+
+def _kind(kind_of: type) -> int:
+    """Classify a type once; ``isinstance`` against LibCST's abstract classes is slow per call."""
+    kind = 1 if issubclass(kind_of, cst.CSTNode) and not issubclass(kind_of, LAYOUT) else 0
+    _KINDS[kind_of] = kind
+    return kind
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The node's non-layout children, in field order (source order within every body)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+    kinds = _KINDS
+    for name in names:
+        value = getattr(node, name)
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _kind(type(value))
+        if kind == 1:
+            yield value
+        elif kind == 2:
+            for item in value:
+                item_kind = kinds.get(type(item))
+                if item_kind is None:
+                    item_kind = _kind(type(item))
+                if item_kind == 1:
+                    yield item
+
+
+def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """Run ``visitor`` over ``node`` and its non-layout descendants (depth first, source order)."""
+    if visitor.on_visit(node):
+        for child in children(node):
+            visit(child, visitor)
+    visitor.on_leave(node)
+
+
+def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTNode]:
+    """Every non-layout node below ``node`` (itself included), optionally not entering nested defs."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current is not node and not into_functions and isinstance(current, cst.FunctionDef | cst.Lambda):
+            continue
+        stack.extend(children(current))
+
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+Span = tuple[tuple[int, int], tuple[int, int]]  # ((line, column), (end_line, end_column)); 1-based lines
+
+
+def positions(module: cst.Module) -> dict[cst.CSTNode, Span]:
+    """Every node's syntactic span, as LibCST's ``PositionProvider`` defines it, in one codegen pass.
+
+    Equivalent to resolving ``PositionProvider`` through a ``MetadataWrapper`` (the tests pin the
+    columns), without the wrapper's extra traversal or an object per node.
+    """
+    holder = _Spans()
+    module._codegen(
+        _SpanState(default_indent=module.default_indent, default_newline=module.default_newline, provider=holder)
+    )
+    return holder._computed
+
+
+class _Spans:
+    """Stands in for the metadata provider the codegen state writes into."""
+
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, Span] = {}
+
+
+class _SpanState(PositionProvidingCodegenState):
+    """LibCST's position-tracking codegen state, storing tuples and skipping regexes where it can."""
+
+    def _update_position(self, value: str) -> None:
+        if "\n" not in value and "\r" not in value:
+            self.column += len(value)
+            return
+        segments = _NEWLINE.split(value)
+        self.line += len(segments) - 1
+        self.column = len(segments[-1])
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        computed = self.provider._computed
+        if node not in computed:
+            computed[node] = (start, (self.line, self.column))
+
+    def record_syntactic_position(
+        self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None, end_node: cst.CSTNode | None = None
+    ) -> _Syntactic:
+        return _Syntactic(self, node, start_node, end_node)
+
+
+class _Syntactic:
+    """``record_syntactic_position`` as a plain context manager (the generator one costs more)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(
+        self, state: _SpanState, node: cst.CSTNode, start_node: cst.CSTNode | None, end_node: cst.CSTNode | None
+    ) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = (self.state.line, self.state.column)
+
+    def __exit__(self, *exc_info: object) -> bool:
+        computed = self.state.provider._computed
+        start = computed[self.start_node][0] if self.start_node is not None else self.start
+        end = computed[self.end_node][1] if self.end_node is not None else (self.state.line, self.state.column)
+        computed[self.node] = (start, end)
+        return False
