@@ -18,7 +18,8 @@ SOURCES = sorted(
 )
 TRICKY = (
     "x = (  # comment\n    a\n    + b\r\n)\r\n",
-    "@dec\n\nclass C(  base ,):\n    '''doc\n    string'''\n    def f(self, *, k=1, **kw): return [i for i in k if i]\n",
+    "@dec\n\nclass C(  base ,):\n    '''doc\n    string'''\n"
+    "    def f(self, *, k=1, **kw): return [i for i in k if i]\n",
     "if a:\n    pass\nelif b:  \\\n    pass\nelse:\n\tpass\n",
     "s = f'{x!r:>{width}}' 'tail'\nlambda q, /, r: (yield)\n",
 )
