@@ -17,7 +17,7 @@ def test_mixed_directory_reports_every_finding_and_carries_on():
     found = [line.split(" ")[0:2] for line in result.stdout.splitlines()]
     names = [(Path(p.rsplit(":", 3)[0]).name, *p.rsplit(":", 3)[1:3], code) for p, code in found]
     assert names == [
-        ("broken.py", "2", "1", "TPL900"),
+        ("broken.py", "2", "12", "TPL900"),
         ("latin1.py", "4", "20", "TPL001"),
         ("not_utf8.py", "1", "1", "TPL900"),
         ("router.py", "5", "2", "TPL002"),

@@ -60,8 +60,9 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
         return _syntax_finding(options, 1, 1, f"File could not be decoded: {error}")
     if "\x00" in text:
         return _syntax_finding(options, 1, 1, "File contains a NUL byte; it is not Python source")
-    if not _may_match(text, options):
-        return _check_syntax_only(text, options)
+    invalid = _check_syntax(text, options)
+    if invalid is not None or not _may_match(text, options):
+        return invalid or []
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -88,20 +89,21 @@ def _may_match(text: str, options: FileOptions) -> bool:
     return any(token in text for cls in options.rules for token in cls.requires_text)
 
 
-def _check_syntax_only(text: str, options: FileOptions) -> list[Diagnostic]:
-    """Report syntax errors in prefiltered files with CPython's fast parser (never executes)."""
+def _check_syntax(text: str, options: FileOptions) -> list[Diagnostic] | None:
+    """CPython's parser first (it never executes anything): its messages are the familiar ones, and it
+    refuses the nesting depths at which LibCST's native parser would crash the process."""
     try:
         ast.parse(text, filename=options.path)
     except SyntaxError as error:
         return _syntax_finding(options, error.lineno or 1, error.offset or 1, _first_line(error))
     except (RecursionError, MemoryError, ValueError):
         return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
-    return []
+    return None
 
 
-def _first_line(error: Exception) -> str:
-    lines = str(error).strip().splitlines()
-    return f"SyntaxError: {lines[0] if lines else 'invalid syntax'}"
+def _first_line(error: SyntaxError) -> str:
+    """``SyntaxError: <message>`` without CPython's "(file, line N)" suffix."""
+    return f"{type(error).__name__}: {error.msg or 'invalid syntax'}"
 
 
 def _parser_message(error: cst.ParserSyntaxError) -> str:

@@ -1,0 +1,169 @@
+"""Time torchperf-lint against the bare LibCST parse and its peers on a fixed corpus of torch sources.
+
+    python benchmarks/lint_speed.py [--repeat 5] [--peer-repeat 1] [--peers-bin DIR]
+
+The corpus is copied from the installed torch package (``nn``, ``_refs``, ``distributions``, ``optim``,
+``ao/quantization/fx``) into a temporary folder; torch is located without being imported. Every tool
+runs as a whole process (start to exit), and the script prints medians, ratios and the peak resident
+memory of the largest process in each run. TorchFix, Fixit and Ruff are timed when found on PATH or
+in ``--peers-bin`` (TorchFix pins an older LibCST, so keep the peers in their own venv).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+CORPUS_DIRS = ("nn", "_refs", "distributions", "optim", "ao/quantization/fx")
+SINGLE_FILE = "nn/modules/conv.py"
+PARSE_SNIPPET = (
+    "import sys, time, libcst\n"
+    "texts = [open(p, encoding='utf-8').read() for p in sys.argv[1:]]\n"
+    "start = time.perf_counter()\n"
+    "for text in texts:\n"
+    "    libcst.parse_module(text)\n"
+    "print(time.perf_counter() - start)\n"
+)
+
+
+@dataclass
+class Measure:
+    name: str
+    seconds: list[float]
+    peak_mb: float
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def build_corpus(folder: Path) -> list[Path]:
+    spec = importlib.util.find_spec("torch")
+    if spec is None or spec.origin is None:
+        raise SystemExit("lint_speed: torch is not installed")
+    torch_root = Path(spec.origin).parent
+    files = []
+    for relative in CORPUS_DIRS:
+        for source in sorted((torch_root / relative).rglob("*.py")):
+            target = folder / source.relative_to(torch_root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            files.append(target)
+    (folder / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
+    return files
+
+
+def run_once(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of the largest process in the command's process tree."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return seconds, usage.ru_maxrss / 1024
+
+
+def measure(name: str, command: list[str], cwd: Path, repeat: int) -> Measure:
+    seconds, peaks = [], []
+    for _ in range(repeat):
+        elapsed, peak = run_once(command, cwd)
+        seconds.append(elapsed)
+        peaks.append(peak)
+    result = Measure(name, seconds, max(peaks))
+    print(f"  {name:<34} median {result.median:7.2f} s  peak {result.peak_mb:6.0f} MB", file=sys.stderr)
+    return result
+
+
+def peer(name: str, bin_dir: Path | None) -> str | None:
+    if bin_dir is not None and (bin_dir / name).exists():
+        return str(bin_dir / name)
+    return shutil.which(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="runs per torchperf-lint and Ruff measurement")
+    parser.add_argument("--peer-repeat", type=int, default=1, help="runs per TorchFix and Fixit measurement")
+    parser.add_argument("--peers-bin", type=Path, help="folder holding the torchfix, fixit and ruff executables")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as temporary:
+        root = Path(temporary)
+        files = build_corpus(root / "corpus")
+        lines = sum(p.read_bytes().count(b"\n") for p in files)
+        print(f"corpus: torch {version('torch')}, {len(files)} files, {lines} lines; {os.cpu_count()} cores")
+        results = time_everything(root, files, args)
+    report(results)
+    return 0
+
+
+def time_everything(root: Path, files: list[Path], args: argparse.Namespace) -> dict[str, Measure]:
+    single = root / "corpus" / SINGLE_FILE
+    cache = root / "cache"
+    lint = [sys.executable, "-m", "torchperf_lint", "check", "-q", "--exit-zero"]
+    results = {
+        "cold": measure("torchperf-lint cold (no cache)", [*lint, "--no-cache", "corpus"], root, args.repeat),
+    }
+    run_once([*lint, "--cache-dir", str(cache), "corpus"], root)
+    results["warm"] = measure(
+        "torchperf-lint warm (cache)", [*lint, "--cache-dir", str(cache), "corpus"], root, args.repeat
+    )
+    results["single"] = measure(
+        "torchperf-lint single file", [*lint, "--no-cache", str(single)], root, args.repeat
+    )
+    parse = [sys.executable, "-c", PARSE_SNIPPET, *map(str, files)]
+    parse_seconds = [float(subprocess.run(parse, capture_output=True, text=True).stdout) for _ in range(3)]
+    results["parse"] = Measure("bare libcst.parse_module, serial", parse_seconds, 0.0)
+    print(f"  {'bare libcst.parse_module, serial':<34} median {results['parse'].median:7.2f} s", file=sys.stderr)
+    torchfix, fixit, ruff = (peer(name, args.peers_bin) for name in ("torchfix", "fixit", "ruff"))
+    if torchfix:
+        results["torchfix"] = measure("TorchFix corpus", [torchfix, "corpus"], root, args.peer_repeat)
+        results["torchfix single"] = measure("TorchFix single file", [torchfix, str(single)], root, args.repeat)
+    if fixit:
+        results["fixit"] = measure("Fixit corpus", [fixit, "lint", "corpus"], root, args.peer_repeat)
+        results["fixit single"] = measure("Fixit single file", [fixit, "lint", str(single)], root, args.repeat)
+    if ruff:
+        ruff_cache = root / "ruff-cache"
+        ruff_lint = [ruff, "check", "--select", "ALL", "--exit-zero", "--quiet", "corpus"]
+        results["ruff"] = measure("Ruff --select ALL, no cache", [*ruff_lint, "--no-cache"], root, args.repeat)
+        run_once([*ruff_lint, "--cache-dir", str(ruff_cache)], root)
+        results["ruff warm"] = measure(
+            "Ruff --select ALL, warm", [*ruff_lint, "--cache-dir", str(ruff_cache)], root, args.repeat
+        )
+    return results
+
+
+def report(results: dict[str, Measure]) -> None:
+    cold, warm, single = results["cold"].median, results["warm"].median, results["single"].median
+    print("\n| measurement | median | ratio | target |\n| --- | --- | --- | --- |")
+    print(f"| torchperf-lint cold | {cold:.2f} s | | |")
+    print(f"| torchperf-lint warm | {warm:.2f} s | | |")
+    print(f"| torchperf-lint single file | {single:.2f} s | | |")
+    parse = results["parse"].median
+    print(f"| bare LibCST parse, serial | {parse:.2f} s | cold/parse {cold / parse:.2f} | <= 1.0 |")
+    for key, label, mine, target in (
+        ("torchfix", "TorchFix corpus", cold, "<= 0.05"),
+        ("fixit", "Fixit corpus", cold, "<= 0.05"),
+        ("torchfix single", "TorchFix single file", single, "<= 0.4"),
+        ("fixit single", "Fixit single file", single, ""),
+        ("ruff", "Ruff, no cache", cold, ""),
+        ("ruff warm", "Ruff, warm", warm, "warm/warm <= 1.0"),
+    ):
+        if key in results:
+            theirs = results[key].median
+            print(f"| {label} | {theirs:.2f} s | ours/theirs {mine / theirs:.3f} | {target} |")
+    peak = max(results[k].peak_mb for k in ("cold", "warm", "single"))
+    print(f"| torchperf-lint peak RSS of any process | {peak:.0f} MB | | < 300 MB |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
