@@ -28,7 +28,10 @@ REDUCTIONS = frozenset(
         "amin",
     }
 )
-_TORCH_PREDICATES = frozenset({"torch.any", "torch.all", "torch.equal", "torch.allclose", "torch.isclose"})
+#: torch functions whose result Python reads as a tensor value (others may return plain ints or bools).
+TORCH_READS = frozenset(
+    ["torch.equal", "torch.allclose", "torch.isclose"] + [f"torch.{name}" for name in sorted(REDUCTIONS)]
+)
 
 
 class HostSyncInLoop(Rule):
@@ -48,8 +51,9 @@ class HostSyncInLoop(Rule):
     notes = (
         "Flagged inside `for`/`while` bodies, `while` tests and comprehensions (not a loop's own "
         "iterable, which runs once): `.item()`, `.tolist()`, `.numpy()`; `bool()`, `int()`, "
-        "`float()` of a torch call or of a reduction method (`sum`, `max`, `any`...); and an `if` or "
-        "`while` test that calls `torch.any`/`torch.equal`-style predicates or a reduction method. "
+        "`float()` of a reduction (`t.sum()`, `torch.max(t)`, `t.any()`...); and an `if` or `while` "
+        "test that calls a reduction or `torch.equal`/`torch.allclose`. Other torch calls "
+        "(`torch.distributed.get_rank()`) return plain Python values and are not flagged. "
         "Files that never import torch are skipped."
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
@@ -59,6 +63,7 @@ class HostSyncInLoop(Rule):
         "import torch\nvalues = [v for v in x.tolist()]\n",
         "for row in rows:\n    total += row.item()\n",
         "import torch\nfor i in range(n):\n    k = int(i)\n",
+        "import torch\nfor b in buckets:\n    if torch.distributed.get_rank() == 0:\n        print(b)\n",
     )
     invalid = (
         Invalid("import torch\nfor t in tensors:\n    total += t.item()\n", ((3, 14),)),
@@ -94,5 +99,5 @@ class HostSyncInLoop(Rule):
             return False
         qualname = self.ctx.qualname(node.func)
         if qualname is not None:
-            return qualname in _TORCH_PREDICATES or (qualname.startswith("torch.") and qualname != "torch.Size")
+            return qualname in TORCH_READS
         return method_name(node) in REDUCTIONS
