@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import method_name, positional
 
 _ARRAY_ANNOTATIONS = frozenset({"numpy.ndarray", "torch.Tensor", "numpy.typing.NDArray"})
@@ -80,10 +81,9 @@ class BridgeCopy(Rule):
         self._arrays: list[set[str]] = [set()]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = node.params
         annotated = {
             p.name.value
-            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            for p in parameters(node)
             if p.annotation is not None and self._is_array_annotation(p.annotation.annotation)
         }
         self._arrays.append(annotated)

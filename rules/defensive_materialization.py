@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import method_name, source_of, walk
 
 #: Methods that return a view of their receiver (or of a reshaped receiver) without copying.
@@ -98,10 +99,7 @@ class DefensiveMaterialization(Rule):
         function = self.ctx.enclosing_function()
         if function is None or not isinstance(receiver, cst.Name):
             return False
-        params = function.params
-        return any(
-            p.name.value == receiver.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-        )
+        return any(p.name.value == receiver.value for p in parameters(function))
 
     def _escapes(self) -> bool:
         """Whether the copy itself (or a method chain on it) is returned, directly or through the name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.functions import is_primitive
+from torchperf_lint.toolkit.functions import is_primitive, parameters
 from torchperf_lint.toolkit.matching import method_name
 
 #: Methods that turn a wrong input into an acceptable one at the cost of a copy or a hidden conversion.
@@ -70,9 +70,8 @@ class InputRescue(Rule):
         if not is_primitive(self.ctx, node):
             self._stack.append(None)
             return
-        params = node.params
-        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-        self._stack.append((self.ctx.function_qualname(), frozenset(names)))
+        names = frozenset(p.name.value for p in parameters(node))
+        self._stack.append((self.ctx.function_qualname(), names))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._stack.pop()

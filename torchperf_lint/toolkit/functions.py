@@ -42,6 +42,12 @@ def is_primitive(ctx: FileContext, node: cst.FunctionDef) -> bool:
     return is_prevalidated(ctx, node) or ctx.matches(ctx.primitive_globs)
 
 
+def parameters(function: cst.FunctionDef) -> list[cst.Param]:
+    """The named parameters of ``function`` (positional-only, ordinary, keyword-only)."""
+    params = function.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
 def _own_ancestors(ctx: FileContext) -> list[cst.CSTNode]:
     """Ancestors of the visited node, innermost first, up to (not past) the innermost function."""
     found = []
