@@ -86,6 +86,13 @@ def test_stdin_uses_the_given_name_for_config_and_prints_fixed_source(tree):
     assert fixed.returncode == 0 and fixed.stderr == "Found 1 error (1 fixed, 0 remaining).\n"
 
 
+def test_stdin_with_nothing_to_fix_comes_back_unchanged(tree):
+    source = "import torch\ny = x.cuda()\n"
+    result = run("-", "--stdin-filename", "a.py", "--fix", cwd=tree, stdin=source)
+    assert result.stdout == source
+    assert result.returncode == 1 and result.stderr.startswith("a.py:2:5: TPL003")
+
+
 def test_a_failed_write_leaves_the_original_and_no_temporary(tmp_path, monkeypatch):
     target = tmp_path / "a.py"
     target.write_text("original\n")

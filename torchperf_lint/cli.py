@@ -214,6 +214,7 @@ def _check(args: argparse.Namespace) -> int:
         if args.diff:
             return _print_diffs(rewrites)
         findings, fixed = _apply(rewrites, findings)
+        _echo_stdin(jobs, rewrites)
     stdin_fixed = args.fix and any(job.data is not None for job in jobs)
     with _report_stream(args, stdin_fixed) as out:
         _report(args, settings, jobs, findings, fixed, out)
@@ -269,13 +270,25 @@ def _apply(rewrites: list[Rewrite], findings: list[Diagnostic]) -> tuple[list[Di
     remaining = [f for f in findings if f.path not in fixed_paths]
     fixed: list[Diagnostic] = []
     for rewrite in rewrites:
-        if rewrite.job.data is not None:
-            sys.stdout.write(rewrite.after)
-        else:
-            rewrite.write()
+        rewrite.write()
         remaining += rewrite.remaining
         fixed += rewrite.applied
     return sorted(remaining), fixed
+
+
+def _echo_stdin(jobs: list[Job], rewrites: list[Rewrite]) -> None:
+    """With ``--fix``, standard input always comes back on stdout: fixed, or unchanged if nothing was."""
+    fixed = {r.job.display: r.after for r in rewrites if r.job.data is not None}
+    for job in jobs:
+        if job.data is not None:
+            sys.stdout.write(fixed.get(job.display) or _decoded_or_raw(job.data))
+
+
+def _decoded_or_raw(data: bytes) -> str:
+    try:
+        return decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return data.decode("utf-8", errors="surrogateescape")
 
 
 @contextmanager

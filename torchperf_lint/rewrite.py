@@ -42,6 +42,7 @@ class Rewrite:
         )
 
     def write(self) -> None:
+        """Replace the file (standard input is echoed by the CLI instead)."""
         if self.job.data is None and self.after != self.before:
             write_atomically(self.job.path, self.after.encode(self.encoding))
 
@@ -63,10 +64,10 @@ def fix_jobs(
         if not any(is_fixable(f, unsafe) for f in mine):
             continue
         data = job.data if job.data is not None else job.path.read_bytes()
-        encoding = encoding_of(data)
+        encoding, text = encoding_of(data), decode(data)
         options = options_for(job.display, job.path if job.data is None else None, settings, enabled, ignore_noqa)
-        outcome = fix_text(decode(data), mine, _relinter(encoding, options), unsafe)
-        rewrites.append(Rewrite(job, decode(data), outcome.text, encoding, outcome.applied, outcome.remaining))
+        outcome = fix_text(text, mine, _relinter(encoding, options), unsafe)
+        rewrites.append(Rewrite(job, text, outcome.text, encoding, outcome.applied, outcome.remaining))
     return rewrites
 
 
