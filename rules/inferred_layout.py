@@ -134,10 +134,11 @@ class InferredLayout(Rule):
         left = comparison.left
         for target in comparison.comparisons:
             right = target.comparator
-            if _is_channel_like(target.operator, right) and self._measured(left) is not _NOT_A_SIZE:
-                return self._measured(left)
-            if _is_channel_like(_mirror(target.operator), left) and self._measured(right) is not _NOT_A_SIZE:
-                return self._measured(right)
+            for size, other, operator in ((left, right, target.operator), (right, left, _mirror(target.operator))):
+                if _is_channel_like(operator, other):
+                    measured = self._measured(size)
+                    if measured is not _NOT_A_SIZE:
+                        return measured
             left = right
         return _NOT_A_SIZE
 
