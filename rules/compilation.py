@@ -87,9 +87,9 @@ class Compilation(Rule):
         self._check_reference(node)
 
     def _check_reference(self, node: cst.Name | cst.Attribute) -> None:
-        if not is_reference(self.ctx, node):
-            return
         qualname = self.ctx.qualname(node)
+        if qualname is None or not is_reference(self.ctx, node):
+            return
         if qualname in _COMPILERS:
             self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname)
         elif is_torch_name(qualname, *_COMPILER_PACKAGES):

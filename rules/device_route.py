@@ -100,17 +100,18 @@ class DeviceRoute(Rule):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         ctx = self.ctx
-        if not is_reference(ctx, node):
-            return
         qualname = ctx.qualname(node)
+        if (qualname is None and node.attr.value not in _DEVICE_FLAGS) or not is_reference(ctx, node):
+            return
         if is_torch_name(qualname, *_DEVICE_MODULES):
             self.report(node, what=".".join((qualname or "").split(".")[:3]))
         elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.imports_torch:
             self.report(node, what=f".{node.attr.value}")
 
     def visit_Name(self, node: cst.Name) -> None:
-        if is_reference(self.ctx, node) and is_torch_name(self.ctx.qualname(node), *_DEVICE_MODULES):
-            self.report(node, what=self.ctx.qualname(node) or node.value)
+        qualname = self.ctx.qualname(node)
+        if is_torch_name(qualname, *_DEVICE_MODULES) and is_reference(self.ctx, node):
+            self.report(node, what=qualname)
 
 
 def _drop_device_call(call: cst.Call) -> PendingFix | None:

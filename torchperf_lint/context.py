@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from torchperf_lint.fixes import PendingFix
-from torchperf_lint.toolkit.scopes import Scope, dotted
+from torchperf_lint.toolkit.scopes import Scope
 from torchperf_lint.toolkit.traversal import Span, positions
 
 
@@ -39,6 +39,7 @@ class FileContext:
     qualname_stack: list[str] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
     _spans: dict[cst.CSTNode, Span] | None = None
+    _mentioned: dict[re.Pattern[str], bool] = field(default_factory=dict)
 
     @property
     def scope(self) -> Scope:
@@ -59,16 +60,30 @@ class FileContext:
             for target in targets
         )
 
+    @cached_property
+    def imported_names(self) -> frozenset[str]:
+        """Every name some scope binds to an import: any other name has no qualified name."""
+        return frozenset(
+            name for scope in self.scopes.values() for name, targets in scope.bindings.items() if any(targets)
+        )
+
     def qualname(self, node: cst.BaseExpression) -> str | None:
-        """The fully qualified imported name of a ``Name``/``Attribute`` chain, if any."""
-        text = dotted(node)
-        if text is None:
+        """The fully qualified imported name of a ``Name``/``Attribute`` chain, if any.
+
+        Called for most names in a file, so it checks the chain's root against ``imported_names``
+        before building any text (LibCST node types are final: ``type() is`` suffices).
+        """
+        attributes: list[str] = []
+        while type(node) is cst.Attribute:
+            attributes.append(node.attr.value)  # type: ignore[attr-defined]
+            node = node.value  # type: ignore[attr-defined]
+        if type(node) is not cst.Name or node.value not in self.imported_names:  # type: ignore[attr-defined]
             return None
-        head, _, rest = text.partition(".")
-        target = self.scope.lookup(head)
-        if target is None:
-            return None
-        return f"{target}.{rest}" if rest else target
+        target = self.scope.lookup(node.value)  # type: ignore[attr-defined]
+        if target is None or not attributes:
+            return target
+        attributes.append(target)
+        return ".".join(reversed(attributes))
 
     def enclosing_function(self) -> cst.FunctionDef | None:
         for node in reversed(self.ancestors):
@@ -86,8 +101,11 @@ class FileContext:
         return any(fnmatchcase(name, pattern) for pattern in globs)
 
     def mentions(self, pattern: re.Pattern[str]) -> bool:
-        """Whether the raw source matches ``pattern`` (a cheap test before positions)."""
-        return pattern.search(self.text) is not None
+        """Whether the raw source matches ``pattern`` (a cheap test before positions); searched once."""
+        found = self._mentioned.get(pattern)
+        if found is None:
+            found = self._mentioned[pattern] = pattern.search(self.text) is not None
+        return found
 
     def line(self, row: int) -> str:
         """Source line ``row`` (1-based)."""

@@ -172,42 +172,56 @@ def _has_visitors(cls: type[Rule]) -> bool:
 
 
 Handler = Callable[[cst.CSTNode], object]
+#: Node types that open a scope (the scope builder's) and, when named, a level of qualified name.
+_SCOPE_NODES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 
 
 class _Dispatcher(cst.CSTVisitor):
-    """Runs every rule's ``visit_X``/``leave_X`` in one traversal and keeps the shared state."""
+    """Runs every rule's ``visit_X``/``leave_X`` in one traversal and keeps the shared state.
+
+    This runs once per node of every file, so handlers are looked up by node type in one dict.
+    """
 
     def __init__(self, ctx: FileContext, rules: Iterable[Rule]) -> None:
         self.ctx = ctx
-        self._visits: dict[str, list[Handler]] = {}
-        self._leaves: dict[str, list[Handler]] = {}
+        visits: dict[str, list[Handler]] = {}
+        leaves: dict[str, list[Handler]] = {}
         for rule in rules:
             for attr in dir(rule):
                 kind, _, node_type = attr.partition("_")
                 if kind == "visit" and node_type:
-                    self._visits.setdefault(node_type, []).append(getattr(rule, attr))
+                    visits.setdefault(node_type, []).append(getattr(rule, attr))
                 elif kind == "leave" and node_type:
-                    self._leaves.setdefault(node_type, []).append(getattr(rule, attr))
+                    leaves.setdefault(node_type, []).append(getattr(rule, attr))
+        self._visits, self._leaves = visits, leaves
+        self._handlers: dict[type, tuple[tuple[Handler, ...], tuple[Handler, ...]]] = {}
         ctx.scope_stack.append(ctx.scopes[ctx.module])
+
+    def _handlers_for(self, node_type: type) -> tuple[tuple[Handler, ...], tuple[Handler, ...]]:
+        name = node_type.__name__
+        found = self._handlers[node_type] = (tuple(self._visits.get(name, ())), tuple(self._leaves.get(name, ())))
+        return found
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
         ctx.ancestors.append(node)
-        scope = ctx.scopes.get(node)
-        if scope is not None and scope is not ctx.scope:
-            ctx.scope_stack.append(scope)
-        if isinstance(node, cst.FunctionDef | cst.ClassDef):
-            ctx.qualname_stack.append(node.name.value)
-        for handler in self._visits.get(type(node).__name__, ()):
+        node_type = type(node)
+        if node_type in _SCOPE_NODES:
+            ctx.scope_stack.append(ctx.scopes[node])
+            if node_type is not cst.Lambda:
+                ctx.qualname_stack.append(node.name.value)  # type: ignore[attr-defined]
+        handlers = self._handlers.get(node_type) or self._handlers_for(node_type)
+        for handler in handlers[0]:
             handler(node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         ctx = self.ctx
-        for handler in self._leaves.get(type(original_node).__name__, ()):
+        node_type = type(original_node)
+        for handler in self._handlers[node_type][1]:
             handler(original_node)
-        if isinstance(original_node, cst.FunctionDef | cst.ClassDef):
-            ctx.qualname_stack.pop()
-        if ctx.scopes.get(original_node) is ctx.scope and len(ctx.scope_stack) > 1:
+        if node_type in _SCOPE_NODES:
             ctx.scope_stack.pop()
+            if node_type is not cst.Lambda:
+                ctx.qualname_stack.pop()
         ctx.ancestors.pop()

@@ -72,15 +72,16 @@ def is_reference(ctx: FileContext, node: cst.Name | cst.Attribute) -> bool:
     keyword-argument names.
     """
     parent = ctx.parent
-    if isinstance(parent, cst.Attribute):
+    kind = type(parent)  # LibCST node types are final; ``type() in`` is much cheaper than isinstance
+    if kind in _NAME_HOLDERS:
         return False
-    if isinstance(parent, cst.ImportAlias | cst.AsName | cst.ImportFrom | cst.Import):
-        return False
-    if isinstance(parent, cst.FunctionDef | cst.ClassDef) and parent.name is node:
-        return False
-    if isinstance(parent, cst.Param) and parent.name is node:
-        return False
-    return not (isinstance(parent, cst.Arg) and parent.keyword is node)
+    if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Param:
+        return parent.name is not node  # type: ignore[union-attr]
+    return not (kind is cst.Arg and parent.keyword is node)  # type: ignore[union-attr]
+
+
+#: Parents under which a name is never a read of an imported value (attribute part, import alias).
+_NAME_HOLDERS = frozenset({cst.Attribute, cst.ImportAlias, cst.AsName, cst.ImportFrom, cst.Import})
 
 
 def is_torch_name(qualname: str | None, *prefixes: str) -> bool:

@@ -8,6 +8,7 @@ records, per scope, what each name is bound to. A name bound by anything other t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -88,6 +89,16 @@ class ScopeBuilder(cst.CSTVisitor):
     @property
     def _current(self) -> Scope:
         return self._stack[-1]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        """LibCST's ``on_visit`` formats a method name per node; this looks it up once per type."""
+        handler = _HANDLERS.get(type(node), _UNSEEN)
+        if handler is _UNSEEN:
+            handler = _HANDLERS[type(node)] = getattr(ScopeBuilder, f"visit_{type(node).__name__}", None)
+        return handler is None or handler(self, node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        """Nothing to do after a node's children: scopes are popped where they are pushed."""
 
     def _push(self, node: cst.CSTNode, is_class: bool = False) -> None:
         scope = Scope(node, self._current, is_class=is_class)
@@ -183,6 +194,10 @@ class ScopeBuilder(cst.CSTVisitor):
 
     def visit_Del(self, node: cst.Del) -> None:
         _bind_target(self._current, node.target)
+
+
+_UNSEEN = object()
+_HANDLERS: dict[type, Callable[[ScopeBuilder, cst.CSTNode], object] | None] = {}
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import typing
 from collections.abc import Iterator
 
 import libcst as cst
@@ -51,11 +52,33 @@ def _kind(kind_of: type) -> int:
     return kind
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def _fields_of(node_type: type) -> tuple[str, ...]:
+    """The fields of ``node_type`` whose declared type can hold a visitable node, in field order.
+
+    Whitespace, punctuation and string fields are dropped once per type instead of being read and
+    classified on every node (a ``Name`` has none left).
+    """
+    names = tuple(f.name for f in dataclasses.fields(node_type) if _may_hold_node(f.type))
+    _FIELDS[node_type] = names
+    return names
+
+
+def _may_hold_node(annotation: object) -> bool:
+    if isinstance(annotation, typing.ForwardRef):  # unresolvable: keep the field, to be safe
+        annotation = getattr(cst, annotation.__forward_arg__, cst.CSTNode)
+    if typing.get_origin(annotation) is typing.Literal:
+        return False
+    if isinstance(annotation, type):
+        return issubclass(annotation, cst.CSTNode) and not issubclass(annotation, LAYOUT)
+    return any(_may_hold_node(argument) for argument in typing.get_args(annotation))
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The node's non-layout children, in field order (source order within every body)."""
     names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+        names = _fields_of(type(node))
+    found: list[cst.CSTNode] = []
     kinds = _KINDS
     for name in names:
         value = getattr(node, name)
@@ -63,14 +86,15 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         if kind is None:
             kind = _kind(type(value))
         if kind == 1:
-            yield value
+            found.append(value)
         elif kind == 2:
             for item in value:
                 item_kind = kinds.get(type(item))
                 if item_kind is None:
                     item_kind = _kind(type(item))
                 if item_kind == 1:
-                    yield item
+                    found.append(item)
+    return found
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
