@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from torchperf_lint.toolkit import traversal
+from torchperf_lint.toolkit import positions, traversal
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(
@@ -38,7 +39,7 @@ class Collector(cst.CSTVisitor):
 def test_positions_match_libcst(source):
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    spans = traversal.positions(module)
+    spans = positions.positions(module)
     for node, where in expected.items():
         assert spans[node] == ((where.start.line, where.start.column), (where.end.line, where.end.column))
 
@@ -53,3 +54,53 @@ def test_walker_visits_every_non_layout_node_libcst_does(source):
     expected = [n for n in libcst_order.seen if not isinstance(n, traversal.LAYOUT)]
     assert {id(n) for n in ours.seen} == {id(n) for n in expected}
     assert len(ours.seen) == len(expected)
+
+
+class PathRecorder(cst.CSTVisitor):
+    """Every visited node with its ancestors, module first, as the engine's traversal keeps them."""
+
+    def __init__(self) -> None:
+        self.stack: list[cst.CSTNode] = []
+        self.paths: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.stack.append(node)
+        self.paths.append((node, tuple(self.stack)))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+LOCAL_TRICKY = (
+    *TRICKY,
+    "class C:\n    # lead\n\n    @a  # c\n    # between\n    @b\n"
+    "    def f(self):\n        x = 1; y = 2\n        return x\n",
+    "def f():\n    if x: return 1\n    a = 1; b = (\n        2)\n\n\n    def g(): pass\n    return g\n",
+    "x = 1\r\ndef f():\r\n\tif y:\r\n\t\treturn torch.compile(f)\r\n",
+    "def f():\n    return 1",  # no trailing newline: the last statement cannot be generated alone
+)
+
+
+@pytest.mark.parametrize("source", [p.read_text() for p in SOURCES[::9]] + list(LOCAL_TRICKY))
+def test_statement_spans_match_whole_module_spans(source):
+    module = cst.parse_module(source)
+    expected = positions.positions(module)
+    recorder = PathRecorder()
+    traversal.visit(module, recorder)
+    locator = positions.Locator(module, source, ast.parse(source))
+    for node, path in recorder.paths:
+        assert locator.span(node, path) == expected[node]
+
+
+def test_locator_generates_only_the_statement_it_needs():
+    source = "import torch\n\nclass C:\n    def f(self):\n        a = 1\n        return torch.compile(a)\n"
+    module = cst.parse_module(source)
+    recorder = PathRecorder()
+    traversal.visit(module, recorder)
+    call = next((n, p) for n, p in recorder.paths if isinstance(n, cst.Call))
+    locator = positions.Locator(module, source, ast.parse(source))
+    assert locator.span(*call) == ((6, 15), (6, 31))
+    spans = locator._spans
+    assert module.body[0] not in spans  # the import was never generated
+    assert not locator._whole_module

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -11,8 +12,8 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from torchperf_lint.fixes import PendingFix
+from torchperf_lint.toolkit.positions import Locator
 from torchperf_lint.toolkit.scopes import Scope
-from torchperf_lint.toolkit.traversal import Span, positions
 
 
 @dataclass
@@ -21,6 +22,7 @@ class PendingFinding:
     node: cst.CSTNode
     message: str
     fix: PendingFix | None = None
+    path: tuple[cst.CSTNode, ...] = ()  # the ancestors when reported: lets positions stay local
 
 
 @dataclass
@@ -38,7 +40,7 @@ class FileContext:
     scope_stack: list[Scope] = field(default_factory=list)
     qualname_stack: list[str] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
-    _spans: dict[cst.CSTNode, Span] | None = None
+    syntax_tree: ast.Module | None = None
     _mentioned: dict[re.Pattern[str], bool] = field(default_factory=dict)
 
     @property
@@ -115,13 +117,17 @@ class FileContext:
     def _lines(self) -> list[str]:
         return self.text.splitlines()
 
-    def position(self, node: cst.CSTNode) -> CodeRange:
-        """Position of ``node``; computed on first use, so clean files never pay for it."""
-        if self._spans is None:
-            self._spans = positions(self.module)
-        (line, column), (end_line, end_column) = self._spans[node]
+    @cached_property
+    def _locator(self) -> Locator:
+        return Locator(self.module, self.text, self.syntax_tree)
+
+    def position(self, node: cst.CSTNode, path: tuple[cst.CSTNode, ...] | None = None) -> CodeRange:
+        """Position of ``node``, computed on demand so clean files never pay for it. ``path`` is the
+        ancestors of a node reported earlier; by default, those of the node being visited."""
+        where = tuple(self.ancestors) if path is None else path
+        (line, column), (end_line, end_column) = self._locator.span(node, where)
         return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
 
     def report(self, code: str, node: cst.CSTNode, message: str, fix: PendingFix | None = None) -> None:
         if not any(f.code == code and f.node is node for f in self.findings):
-            self.findings.append(PendingFinding(code, node, message, fix))
+            self.findings.append(PendingFinding(code, node, message, fix, tuple(self.ancestors)))

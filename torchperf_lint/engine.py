@@ -60,9 +60,11 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
         return _syntax_finding(options, 1, 1, f"File could not be decoded: {error}")
     if "\x00" in text:
         return _syntax_finding(options, 1, 1, "File contains a NUL byte; it is not Python source")
-    invalid = _check_syntax(text, options)
-    if invalid is not None or not _may_match(text, options):
-        return invalid or []
+    syntax_tree = _syntax_tree(text, options)
+    if isinstance(syntax_tree, list):
+        return syntax_tree
+    if not _may_match(text, options):
+        return []
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -70,7 +72,7 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
     try:
-        findings = _run_rules(module, text, options)
+        findings = _run_rules(module, text, syntax_tree, options)
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
     if options.ignore_noqa:
@@ -89,16 +91,16 @@ def _may_match(text: str, options: FileOptions) -> bool:
     return any(token in text for cls in options.rules for token in cls.requires_text)
 
 
-def _check_syntax(text: str, options: FileOptions) -> list[Diagnostic] | None:
-    """CPython's parser first (it never executes anything): its messages are the familiar ones, and it
-    refuses the nesting depths at which LibCST's native parser would crash the process."""
+def _syntax_tree(text: str, options: FileOptions) -> ast.Module | list[Diagnostic]:
+    """CPython's parse first (it never executes anything): its messages are the familiar ones, it
+    refuses the nesting depths at which LibCST's native parser would crash the process, and its line
+    numbers let positions be generated one statement at a time. A list means the file is invalid."""
     try:
-        ast.parse(text, filename=options.path)
+        return ast.parse(text, filename=options.path)
     except SyntaxError as error:
         return _syntax_finding(options, error.lineno or 1, error.offset or 1, _first_line(error))
     except (RecursionError, MemoryError, ValueError):
         return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
-    return None
 
 
 def _first_line(error: SyntaxError) -> str:
@@ -118,7 +120,7 @@ def _syntax_finding(options: FileOptions, row: int, column: int, message: str) -
     return [Diagnostic(options.path, row, column, SYNTAX_ERROR, message, row, column)]
 
 
-def _run_rules(module: cst.Module, text: str, options: FileOptions) -> list[Diagnostic]:
+def _run_rules(module: cst.Module, text: str, syntax_tree: ast.Module, options: FileOptions) -> list[Diagnostic]:
     builder = ScopeBuilder(module)
     traversal.visit(module, builder)
     ctx = FileContext(
@@ -126,6 +128,7 @@ def _run_rules(module: cst.Module, text: str, options: FileOptions) -> list[Diag
         module_name=options.module_name,
         text=text,
         module=module,
+        syntax_tree=syntax_tree,
         scopes=builder.scopes,
         prevalidated_globs=options.prevalidated,
         primitive_globs=options.primitives,
@@ -135,7 +138,7 @@ def _run_rules(module: cst.Module, text: str, options: FileOptions) -> list[Diag
         traversal.visit(module, _Dispatcher(ctx, active))
     results = []
     for pending in ctx.findings:
-        where = ctx.position(pending.node)
+        where = ctx.position(pending.node, pending.path)
         results.append(
             Diagnostic(
                 options.path,
@@ -145,19 +148,19 @@ def _run_rules(module: cst.Module, text: str, options: FileOptions) -> list[Diag
                 pending.message,
                 where.end.line,
                 where.end.column + 1,
-                _resolve_fix(ctx, pending.fix),
+                _resolve_fix(ctx, pending.fix, pending.path),
             )
         )
     return results
 
 
-def _resolve_fix(ctx: FileContext, pending: PendingFix | None) -> Fix | None:
+def _resolve_fix(ctx: FileContext, pending: PendingFix | None, path: tuple[cst.CSTNode, ...]) -> Fix | None:
     """Node edits -> 1-based text ranges; whole-line edits span from column 1 to the next line."""
     if pending is None:
         return None
     edits = []
     for edit in pending.edits:
-        where = ctx.position(edit.node)
+        where = ctx.position(edit.node, path)
         if edit.whole_lines:
             edits.append(Edit(where.start.line, 1, where.end.line + 1, 1, edit.content))
         else:

@@ -1,4 +1,4 @@
-"""A fast read-only traversal of LibCST trees, and node positions without a metadata wrapper.
+"""A fast read-only traversal of LibCST trees.
 
 ``CSTNode.visit`` rebuilds every node it passes (the same code serves transformers), and its
 children include every comma, paren and whitespace node. Rules never look at those, so this walker
@@ -9,12 +9,10 @@ reads each node's fields directly, skips layout-only nodes, and keeps LibCST's v
 from __future__ import annotations
 
 import dataclasses
-import re
 import typing
 from collections.abc import Iterator
 
 import libcst as cst
-from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 #: Nodes that only carry layout (whitespace, comments, punctuation, operators): never visited.
 LAYOUT = (
@@ -114,74 +112,3 @@ def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTN
         if current is not node and not into_functions and isinstance(current, cst.FunctionDef | cst.Lambda):
             continue
         stack.extend(children(current))
-
-
-_NEWLINE = re.compile(r"\r\n?|\n")
-Span = tuple[tuple[int, int], tuple[int, int]]  # ((line, column), (end_line, end_column)); 1-based lines
-
-
-def positions(module: cst.Module) -> dict[cst.CSTNode, Span]:
-    """Every node's syntactic span, as LibCST's ``PositionProvider`` defines it, in one codegen pass.
-
-    Equivalent to resolving ``PositionProvider`` through a ``MetadataWrapper`` (the tests pin the
-    columns), without the wrapper's extra traversal or an object per node.
-    """
-    holder = _Spans()
-    module._codegen(
-        _SpanState(default_indent=module.default_indent, default_newline=module.default_newline, provider=holder)
-    )
-    return holder._computed
-
-
-class _Spans:
-    """Stands in for the metadata provider the codegen state writes into."""
-
-    def __init__(self) -> None:
-        self._computed: dict[cst.CSTNode, Span] = {}
-
-
-class _SpanState(PositionProvidingCodegenState):
-    """LibCST's position-tracking codegen state, storing tuples and skipping regexes where it can."""
-
-    def _update_position(self, value: str) -> None:
-        if "\n" not in value and "\r" not in value:
-            self.column += len(value)
-            return
-        segments = _NEWLINE.split(value)
-        self.line += len(segments) - 1
-        self.column = len(segments[-1])
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        self._stack.append((self.line, self.column))
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self._stack.pop()
-        computed = self.provider._computed
-        if node not in computed:
-            computed[node] = (start, (self.line, self.column))
-
-    def record_syntactic_position(
-        self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None, end_node: cst.CSTNode | None = None
-    ) -> _Syntactic:
-        return _Syntactic(self, node, start_node, end_node)
-
-
-class _Syntactic:
-    """``record_syntactic_position`` as a plain context manager (the generator one costs more)."""
-
-    __slots__ = ("state", "node", "start_node", "end_node", "start")
-
-    def __init__(
-        self, state: _SpanState, node: cst.CSTNode, start_node: cst.CSTNode | None, end_node: cst.CSTNode | None
-    ) -> None:
-        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
-
-    def __enter__(self) -> None:
-        self.start = (self.state.line, self.state.column)
-
-    def __exit__(self, *exc_info: object) -> bool:
-        computed = self.state.provider._computed
-        start = computed[self.start_node][0] if self.start_node is not None else self.start
-        end = computed[self.end_node][1] if self.end_node is not None else (self.state.line, self.state.column)
-        computed[self.node] = (start, end)
-        return False
