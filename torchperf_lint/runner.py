@@ -74,6 +74,15 @@ def lint_job(job: Job, options: FileOptions, cache_dir: Path | None = None) -> l
     return findings
 
 
+def _size(job: Job) -> int:
+    if job.data is not None:
+        return len(job.data)
+    try:
+        return job.path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _lint_triple(triple: tuple[Job, FileOptions, Path | None]) -> list[Diagnostic]:
     return lint_job(*triple)
 
@@ -99,8 +108,11 @@ def run(
     workers = workers if workers is not None else (os.cpu_count() or 1)
     findings: list[Diagnostic] = []
     if workers > 1 and len(triples) >= POOL_THRESHOLD:
+        # Largest files first, one per task: the last task to finish is then a small one, so no
+        # worker idles while another parses a big file (longest-processing-time-first scheduling).
+        triples.sort(key=lambda triple: _size(triple[0]), reverse=True)
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for result in pool.map(_lint_triple, triples, chunksize=max(1, len(triples) // (workers * 8))):
+            for result in pool.map(_lint_triple, triples):
                 findings.extend(result)
     else:
         for triple in triples:
