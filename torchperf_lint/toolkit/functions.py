@@ -17,8 +17,9 @@ PRAGMA = re.compile(r"#\s*torchperf:\s*prevalidated\b")
 GRAD_GUARDS = frozenset(
     {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
 )
-_LOOPS = (cst.For, cst.While)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_LOOPS = frozenset({cst.For, cst.While})
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
 
 
 def has_prevalidated_pragma(ctx: FileContext, node: cst.FunctionDef) -> bool:
@@ -52,10 +53,9 @@ def _own_ancestors(ctx: FileContext) -> list[cst.CSTNode]:
     """Ancestors of the visited node, innermost first, up to (not past) the innermost function."""
     found = []
     for node in reversed(ctx.ancestors[:-1]):
-        if isinstance(node, cst.FunctionDef | cst.Lambda):
-            found.append(node)
-            break
         found.append(node)
+        if type(node) in _FUNCTIONS:
+            break
     return found
 
 
@@ -63,17 +63,19 @@ def in_loop(ctx: FileContext) -> cst.CSTNode | None:
     """The innermost loop or comprehension whose repeated part holds the visited node.
 
     A ``for`` loop's iterable and a comprehension's outermost iterable run once, not per item.
+    Rules ask this for most calls, so it compares exact node types (LibCST's are final).
     """
     child = ctx.ancestors[-1]
     outer_iterable = False
     for node in _own_ancestors(ctx):
-        if isinstance(node, cst.CompFor):
-            outer_iterable = child is node.iter
-        elif isinstance(node, _COMPREHENSIONS):
-            if not (outer_iterable and child is node.for_in):
+        kind = type(node)
+        if kind is cst.CompFor:
+            outer_iterable = child is node.iter  # type: ignore[attr-defined]
+        elif kind in _COMPREHENSIONS:
+            if not (outer_iterable and child is node.for_in):  # type: ignore[attr-defined]
                 return node
             outer_iterable = False
-        elif isinstance(node, _LOOPS) and (child is node.body or child is getattr(node, "test", None)):
+        elif kind in _LOOPS and (child is node.body or child is getattr(node, "test", None)):  # type: ignore[attr-defined]
             return node
         child = node
     return None
