@@ -6,7 +6,6 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -14,6 +13,7 @@ import libcst as cst
 from torchperf_lint import suppression
 from torchperf_lint.context import FileContext
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.dispatch import Dispatcher, has_visitors
 from torchperf_lint.fixes import Edit, Fix, PendingFix
 from torchperf_lint.rule import Rule
 from torchperf_lint.toolkit import traversal
@@ -133,9 +133,9 @@ def _run_rules(module: cst.Module, text: str, syntax_tree: ast.Module, options: 
         prevalidated_globs=options.prevalidated,
         primitive_globs=options.primitives,
     )
-    active = [cls(ctx) for cls in options.rules if _has_visitors(cls)]
+    active = [cls(ctx) for cls in options.rules if has_visitors(cls)]
     if active:
-        traversal.visit(module, _Dispatcher(ctx, active))
+        Dispatcher(ctx, active).run(module)
     results = []
     for pending in ctx.findings:
         where = ctx.position(pending.node, pending.path)
@@ -168,63 +168,3 @@ def _resolve_fix(ctx: FileContext, pending: PendingFix | None, path: tuple[cst.C
                 Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1, edit.content)
             )
     return Fix(pending.applicability, pending.message, tuple(edits))
-
-
-def _has_visitors(cls: type[Rule]) -> bool:
-    return any(name.startswith(("visit_", "leave_")) for name in dir(cls))
-
-
-Handler = Callable[[cst.CSTNode], object]
-#: Node types that open a scope (the scope builder's) and, when named, a level of qualified name.
-_SCOPE_NODES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
-
-
-class _Dispatcher(cst.CSTVisitor):
-    """Runs every rule's ``visit_X``/``leave_X`` in one traversal and keeps the shared state.
-
-    This runs once per node of every file, so handlers are looked up by node type in one dict.
-    """
-
-    def __init__(self, ctx: FileContext, rules: Iterable[Rule]) -> None:
-        self.ctx = ctx
-        visits: dict[str, list[Handler]] = {}
-        leaves: dict[str, list[Handler]] = {}
-        for rule in rules:
-            for attr in dir(rule):
-                kind, _, node_type = attr.partition("_")
-                if kind == "visit" and node_type:
-                    visits.setdefault(node_type, []).append(getattr(rule, attr))
-                elif kind == "leave" and node_type:
-                    leaves.setdefault(node_type, []).append(getattr(rule, attr))
-        self._visits, self._leaves = visits, leaves
-        self._handlers: dict[type, tuple[tuple[Handler, ...], tuple[Handler, ...]]] = {}
-        ctx.scope_stack.append(ctx.scopes[ctx.module])
-
-    def _handlers_for(self, node_type: type) -> tuple[tuple[Handler, ...], tuple[Handler, ...]]:
-        name = node_type.__name__
-        found = self._handlers[node_type] = (tuple(self._visits.get(name, ())), tuple(self._leaves.get(name, ())))
-        return found
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        ctx = self.ctx
-        ctx.ancestors.append(node)
-        node_type = type(node)
-        if node_type in _SCOPE_NODES:
-            ctx.scope_stack.append(ctx.scopes[node])
-            if node_type is not cst.Lambda:
-                ctx.qualname_stack.append(node.name.value)  # type: ignore[attr-defined]
-        handlers = self._handlers.get(node_type) or self._handlers_for(node_type)
-        for handler in handlers[0]:
-            handler(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        ctx = self.ctx
-        node_type = type(original_node)
-        for handler in self._handlers[node_type][1]:
-            handler(original_node)
-        if node_type in _SCOPE_NODES:
-            ctx.scope_stack.pop()
-            if node_type is not cst.Lambda:
-                ctx.qualname_stack.pop()
-        ctx.ancestors.pop()
