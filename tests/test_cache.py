@@ -92,3 +92,24 @@ def test_no_cache_reads_and_writes_nothing_and_clean_removes_the_folder(tree, pa
     assert cli.main(["clean"]) == 0
     assert not (tree / DIRECTORY_NAME).exists()
     assert cli.main(["clean", "--cache-dir", "elsewhere"]) == 0 and not (tree / "elsewhere").exists()
+
+
+def test_a_warm_run_of_a_large_batch_starts_no_worker(tmp_path, monkeypatch, capsys):
+    """Hits are served in the main process; only misses would pay for a process pool."""
+    (tmp_path / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
+    for index in range(runner.POOL_THRESHOLD + 1):
+        (tmp_path / f"m{index}.py").write_text("import torch\ny = x.cuda()\n")
+    monkeypatch.chdir(tmp_path)
+    pools: list[int] = []
+    real_pool = runner.ProcessPoolExecutor
+
+    def counting_pool(*args, **kwargs):
+        pools.append(1)
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", counting_pool)
+    cold = lint(capsys)
+    assert cold[1].count("TPL003") == runner.POOL_THRESHOLD + 1
+    assert len(pools) == 1
+    assert lint(capsys) == cold
+    assert len(pools) == 1

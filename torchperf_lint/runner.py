@@ -54,24 +54,44 @@ def _relative(path: Path, root: Path) -> str:
 
 def lint_job(job: Job, options: FileOptions, cache_dir: Path | None = None) -> list[Diagnostic]:
     """One file's findings, from the cache when its bytes and options were linted before."""
-    data = job.data
-    if data is None:
-        try:
-            data = job.path.read_bytes()
-        except OSError as error:
-            reason = error.strerror or str(error)
-            return [Diagnostic(job.display, 1, 1, SYNTAX_ERROR, f"File could not be read: {reason}", 1, 1)]
+    data = _read(job)
+    if isinstance(data, list):
+        return data
     if cache_dir is None or job.data is not None:
         return lint_bytes(data, options)
     store = Cache(cache_dir)
-    rule_modules = tuple(sorted({cls.__module__ for cls in options.rules}))
-    key = store.key(data, code_fingerprint(rule_modules) + "\n" + options.fingerprint())
+    key = _cache_key(store, data, options)
     cached = store.get(key, job.display)
     if cached is not None:
         return cached
     findings = lint_bytes(data, options)
     store.put(key, findings)
     return findings
+
+
+def cached_findings(job: Job, options: FileOptions, cache_dir: Path) -> list[Diagnostic] | None:
+    """The findings the cache holds for this job, or None when it must be linted."""
+    data = _read(job)
+    if isinstance(data, list) or job.data is not None:
+        return None
+    store = Cache(cache_dir)
+    return store.get(_cache_key(store, data, options), job.display)
+
+
+def _read(job: Job) -> bytes | list[Diagnostic]:
+    """The job's bytes, or the finding that says why they could not be read."""
+    if job.data is not None:
+        return job.data
+    try:
+        return job.path.read_bytes()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        return [Diagnostic(job.display, 1, 1, SYNTAX_ERROR, f"File could not be read: {reason}", 1, 1)]
+
+
+def _cache_key(store: Cache, data: bytes, options: FileOptions) -> str:
+    rule_modules = tuple(sorted({cls.__module__ for cls in options.rules}))
+    return store.key(data, code_fingerprint(rule_modules) + "\n" + options.fingerprint())
 
 
 def _size(job: Job) -> int:
@@ -105,8 +125,17 @@ def run(
         )
         for job in jobs
     ]
-    workers = workers if workers is not None else (os.cpu_count() or 1)
     findings: list[Diagnostic] = []
+    if cache_dir is not None:  # hits are served here, so a warm run never starts a worker
+        misses = []
+        for job, options, _ in triples:
+            cached = cached_findings(job, options, cache_dir)
+            if cached is None:
+                misses.append((job, options, cache_dir))
+            else:
+                findings.extend(cached)
+        triples = misses
+    workers = workers if workers is not None else (os.cpu_count() or 1)
     if workers > 1 and len(triples) >= POOL_THRESHOLD:
         # Largest files first, one per task: the last task to finish is then a small one, so no
         # worker idles while another parses a big file (longest-processing-time-first scheduling).
