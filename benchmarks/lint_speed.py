@@ -5,8 +5,10 @@
 The corpus is copied from the installed torch package (``nn``, ``_refs``, ``distributions``, ``optim``,
 ``ao/quantization/fx``) into a temporary folder; torch is located without being imported. Every tool
 runs as a whole process (start to exit), and the script prints medians, ratios and the peak resident
-memory of the largest process in each run. TorchFix, Fixit and Ruff are timed when found on PATH or
-in ``--peers-bin`` (TorchFix pins an older LibCST, so keep the peers in their own venv).
+memory of the largest process in each run. Runs go round-robin (each round runs every command once),
+so a slow spell of a shared machine does not land on one tool only. TorchFix, Fixit and Ruff are
+timed when found on PATH or in ``--peers-bin`` (TorchFix pins an older LibCST, so keep the peers in
+their own venv).
 """
 
 from __future__ import annotations
@@ -73,15 +75,33 @@ def run_once(command: list[str], cwd: Path) -> tuple[float, float]:
     return seconds, usage.ru_maxrss / 1024
 
 
-def measure(name: str, command: list[str], cwd: Path, repeat: int) -> Measure:
-    seconds, peaks = [], []
-    for _ in range(repeat):
-        elapsed, peak = run_once(command, cwd)
-        seconds.append(elapsed)
-        peaks.append(peak)
-    result = Measure(name, seconds, max(peaks))
-    print(f"  {name:<34} median {result.median:7.2f} s  peak {result.peak_mb:6.0f} MB", file=sys.stderr)
-    return result
+class Rounds:
+    """Measurements taken round-robin: every round runs each command once, so a slower spell of the
+    machine hits every tool alike and the ratios stay honest."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.results: dict[str, Measure] = {}
+
+    def run(self, key: str, name: str, command: list[str]) -> None:
+        elapsed, peak = run_once(command, self.cwd)
+        self._record(key, name, elapsed, peak)
+
+    def run_parse(self, files: list[Path]) -> None:
+        """The bare parse times itself inside the process, without start-up or reading the files."""
+        parse = [sys.executable, "-c", PARSE_SNIPPET, *map(str, files)]
+        seconds = float(subprocess.run(parse, capture_output=True, text=True, check=True).stdout)
+        self._record("parse", "bare libcst.parse_module, serial", seconds, 0.0)
+
+    def _record(self, key: str, name: str, seconds: float, peak: float) -> None:
+        found = self.results.setdefault(key, Measure(name, [], 0.0))
+        found.seconds.append(seconds)
+        found.peak_mb = max(found.peak_mb, peak)
+
+    def print_medians(self) -> None:
+        for result in self.results.values():
+            line = f"  {result.name:<34} median {result.median:7.2f} s  peak {result.peak_mb:6.0f} MB"
+            print(line, file=sys.stderr)
 
 
 def peer(name: str, bin_dir: Path | None) -> str | None:
@@ -108,38 +128,32 @@ def main(argv: list[str] | None = None) -> int:
 
 def time_everything(root: Path, files: list[Path], args: argparse.Namespace) -> dict[str, Measure]:
     single = root / "corpus" / SINGLE_FILE
-    cache = root / "cache"
+    cache, ruff_cache = root / "cache", root / "ruff-cache"
     lint = [sys.executable, "-m", "torchperf_lint", "check", "-q", "--exit-zero"]
-    results = {
-        "cold": measure("torchperf-lint cold (no cache)", [*lint, "--no-cache", "corpus"], root, args.repeat),
-    }
-    run_once([*lint, "--cache-dir", str(cache), "corpus"], root)
-    results["warm"] = measure(
-        "torchperf-lint warm (cache)", [*lint, "--cache-dir", str(cache), "corpus"], root, args.repeat
-    )
-    results["single"] = measure(
-        "torchperf-lint single file", [*lint, "--no-cache", str(single)], root, args.repeat
-    )
-    parse = [sys.executable, "-c", PARSE_SNIPPET, *map(str, files)]
-    parse_seconds = [float(subprocess.run(parse, capture_output=True, text=True).stdout) for _ in range(3)]
-    results["parse"] = Measure("bare libcst.parse_module, serial", parse_seconds, 0.0)
-    print(f"  {'bare libcst.parse_module, serial':<34} median {results['parse'].median:7.2f} s", file=sys.stderr)
     torchfix, fixit, ruff = (peer(name, args.peers_bin) for name in ("torchfix", "fixit", "ruff"))
-    if torchfix:
-        results["torchfix"] = measure("TorchFix corpus", [torchfix, "corpus"], root, args.peer_repeat)
-        results["torchfix single"] = measure("TorchFix single file", [torchfix, str(single)], root, args.repeat)
-    if fixit:
-        results["fixit"] = measure("Fixit corpus", [fixit, "lint", "corpus"], root, args.peer_repeat)
-        results["fixit single"] = measure("Fixit single file", [fixit, "lint", str(single)], root, args.repeat)
+    ruff_lint = [ruff or "ruff", "check", "--select", "ALL", "--exit-zero", "--quiet", "corpus"]
+    run_once([*lint, "--cache-dir", str(cache), "corpus"], root)  # fill the caches once
     if ruff:
-        ruff_cache = root / "ruff-cache"
-        ruff_lint = [ruff, "check", "--select", "ALL", "--exit-zero", "--quiet", "corpus"]
-        results["ruff"] = measure("Ruff --select ALL, no cache", [*ruff_lint, "--no-cache"], root, args.repeat)
         run_once([*ruff_lint, "--cache-dir", str(ruff_cache)], root)
-        results["ruff warm"] = measure(
-            "Ruff --select ALL, warm", [*ruff_lint, "--cache-dir", str(ruff_cache)], root, args.repeat
-        )
-    return results
+    rounds = Rounds(root)
+    for index in range(args.repeat):
+        rounds.run("cold", "torchperf-lint cold (no cache)", [*lint, "--no-cache", "corpus"])
+        rounds.run_parse(files)
+        rounds.run("warm", "torchperf-lint warm (cache)", [*lint, "--cache-dir", str(cache), "corpus"])
+        rounds.run("single", "torchperf-lint single file", [*lint, "--no-cache", str(single)])
+        if ruff:
+            rounds.run("ruff", "Ruff --select ALL, no cache", [*ruff_lint, "--no-cache"])
+            rounds.run("ruff warm", "Ruff --select ALL, warm", [*ruff_lint, "--cache-dir", str(ruff_cache)])
+        if torchfix:
+            rounds.run("torchfix single", "TorchFix single file", [torchfix, str(single)])
+            if index < args.peer_repeat:
+                rounds.run("torchfix", "TorchFix corpus", [torchfix, "corpus"])
+        if fixit:
+            rounds.run("fixit single", "Fixit single file", [fixit, "lint", str(single)])
+            if index < args.peer_repeat:
+                rounds.run("fixit", "Fixit corpus", [fixit, "lint", "corpus"])
+    rounds.print_medians()
+    return rounds.results
 
 
 def report(results: dict[str, Measure]) -> None:
