@@ -16,3 +16,8 @@ class SyntaxErrorRule(Rule):
     )
     example = "def warp(volume:\n    ..."
     use_instead = "def warp(volume):\n    ..."
+    notes = (
+        "The same code reports every file the linter could not check: unreadable or undecodable files, "
+        "files with a NUL byte, nesting too deep to parse, and an internal error in a rule (the message "
+        "names the exception; please report it)."
+    )

@@ -102,6 +102,28 @@ def test_an_unreadable_file_is_reported_and_the_rest_are_linted(tmp_path, monkey
     assert [(p, c) for p, c, _ in found[1:]] == [("b.py", "TPL003")]
 
 
+def test_a_rule_that_raises_costs_one_file_and_the_rest_are_linted(tmp_path, monkeypatch):
+    (tmp_path / "a.py").write_text("import torch\nz = x.cuda()\n")
+    (tmp_path / "b.py").write_text(VIOLATION)
+    device_route = RULES["TPL003"]
+    real = device_route.visit_Call
+
+    def visit_call(self, node):
+        if self.ctx.path == "a.py":
+            raise KeyError("boom")
+        return real(self, node)
+
+    monkeypatch.setattr(device_route, "visit_Call", visit_call)
+    jobs = [Job(tmp_path / name, name) for name in ("a.py", "b.py")]
+    found = [
+        (f.path, f.row, f.code, f.message) for f in run(jobs, Settings(root=tmp_path), frozenset(RULES), workers=1)
+    ]
+    assert found == [
+        ("a.py", 1, "TPL900", "Internal error while linting this file (KeyError: 'boom'); please report it"),
+        ("b.py", 2, "TPL003", "`.cuda()` routes work off the CPU; routes are CPU-only by contract"),
+    ]
+
+
 def test_symlink_loops_and_directories_named_like_files_are_handled(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "a.py").write_text(VIOLATION)

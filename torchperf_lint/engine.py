@@ -75,6 +75,9 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
         findings = _run_rules(module, text, syntax_tree, options)
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
+    except Exception as error:  # a bug in one rule costs this file's findings, never the whole run
+        message = f"Internal error while linting this file ({type(error).__name__}: {error}); please report it"
+        return _syntax_finding(options, 1, 1, message)
     if options.ignore_noqa:
         return sorted(findings)
     directives = suppression.find_directives(text)
