@@ -51,3 +51,18 @@ def test_unused_directive_wording_follows_ruff(tmp_path):
         "a.py:2:15: TPL901 Unused `noqa` directive (unused: `TPL001`; duplicated: `TPL003`)",
         "a.py:3:8: TPL901 Unused `noqa` directive (non-enabled: `TPL006`)",
     ]  # the blanket directive on line 4 may serve another linter, so it is not reported
+
+
+def test_only_directives_for_this_linter_send_a_file_through_the_tokenizer(monkeypatch):
+    from torchperf_lint import suppression
+
+    tokenized: list[int] = []
+    real = suppression.tokenize.generate_tokens
+    monkeypatch.setattr(suppression.tokenize, "generate_tokens", lambda *a: tokenized.append(1) or real(*a))
+    foreign = "import torch\nimport os  # noqa: F401\n"
+    assert suppression.find_directives(foreign, only_prefix="TPL") == {}
+    assert tokenized == []
+    assert suppression.find_directives(foreign)[2].codes == ("F401",)  # --add-noqa still merges into it
+    ours = 'import torch\ns = "# noqa: TPL003"\ny = x.cuda()  # NOQA:tpl003\n'
+    assert list(suppression.find_directives(ours, only_prefix="TPL")) == [3]  # the string is not a comment
+    assert suppression.has_directive_for("x = 1  # noqa\n") and not suppression.has_directive_for(foreign)

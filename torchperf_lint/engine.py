@@ -80,7 +80,7 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
         return _syntax_finding(options, 1, 1, message)
     if options.ignore_noqa:
         return sorted(findings)
-    directives = suppression.find_directives(text)
+    directives = suppression.find_directives(text, only_prefix=suppression.OWN_PREFIX)
     return sorted(suppression.apply(options.path, findings, directives, options.enabled))
 
 
@@ -89,7 +89,7 @@ def _may_match(text: str, options: FileOptions) -> bool:
     check) cannot match; it is only syntax-checked."""
     if options.prevalidated or options.primitives:
         return True
-    if "noqa" in text and not options.ignore_noqa:
+    if not options.ignore_noqa and suppression.has_directive_for(text):
         return True
     return any(token in text for cls in options.rules for token in cls.requires_text)
 

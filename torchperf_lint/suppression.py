@@ -11,6 +11,8 @@ from torchperf_lint.diagnostics import Diagnostic
 
 _NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 UNUSED_NOQA = "TPL901"
+#: The prefix of this linter's codes; other codes in a directive belong to other tools.
+OWN_PREFIX = "TPL"
 
 
 @dataclass(frozen=True)
@@ -21,9 +23,14 @@ class Directive:
     codes: tuple[str, ...] | None  # None for a bare, blanket directive
 
 
-def find_directives(text: str) -> dict[int, Directive]:
-    """Directives by row, read from real comments only (not from strings)."""
-    if "noqa" not in text.lower():
+def find_directives(text: str, only_prefix: str | None = None) -> dict[int, Directive]:
+    """Directives by row, read from real comments only (not from strings).
+
+    Telling comments from strings takes Python's tokenizer, which is slow. With ``only_prefix``, a
+    file whose every ``noqa`` lists only other tools' codes is not tokenized: such directives can
+    neither silence this linter's findings nor be reported as unused by it.
+    """
+    if "noqa" not in text.lower() or (only_prefix is not None and not has_directive_for(text, only_prefix)):
         return {}
     found: dict[int, Directive] = {}
     try:
@@ -44,12 +51,22 @@ def find_directives(text: str) -> dict[int, Directive]:
     return found
 
 
+def has_directive_for(text: str, prefix: str = OWN_PREFIX) -> bool:
+    """Whether ``text`` holds a ``noqa`` that is blanket or names a code starting with ``prefix`` (a
+    cheap over-approximation: it does not tell comments from strings)."""
+    for match in _NOQA.finditer(text):
+        codes = match.group("codes")
+        if codes is None or any(code.upper().startswith(prefix) for code in re.split(r"[,\s]+", codes)):
+            return True
+    return False
+
+
 def apply(
     path: str,
     findings: list[Diagnostic],
     directives: dict[int, Directive],
     enabled: frozenset[str],
-    own_prefix: str = "TPL",
+    own_prefix: str = OWN_PREFIX,
 ) -> list[Diagnostic]:
     """Drop suppressed findings and add TPL901 for directives that silenced nothing."""
     kept: list[Diagnostic] = []
