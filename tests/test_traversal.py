@@ -104,3 +104,19 @@ def test_locator_generates_only_the_statement_it_needs():
     spans = locator._spans
     assert module.body[0] not in spans  # the import was never generated
     assert not locator._whole_module
+
+
+def test_many_findings_in_one_body_index_that_body_once(monkeypatch):
+    """Placing each of N statements must not rescan the body N times (60,000 findings in one
+    generated module once took minutes)."""
+    source = "import torch\n" + "".join(f"a{i} = x.cuda()\n" for i in range(300))
+    module = cst.parse_module(source)
+    recorder = PathRecorder()
+    traversal.visit(module, recorder)
+    scans: list[int] = []
+    real = positions._ast_indexes
+    monkeypatch.setattr(positions, "_ast_indexes", lambda body: scans.append(len(body)) or real(body))
+    locator = positions.Locator(module, source, ast.parse(source))
+    calls = [(n, p) for n, p in recorder.paths if isinstance(n, cst.Call)]
+    assert [locator.span(*call)[0] for call in calls] == [(i + 2, len(f"a{i} = ")) for i in range(300)]
+    assert scans == [301]

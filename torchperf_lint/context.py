@@ -42,6 +42,7 @@ class FileContext:
     findings: list[PendingFinding] = field(default_factory=list)
     syntax_tree: ast.Module | None = None
     _mentioned: dict[re.Pattern[str], bool] = field(default_factory=dict)
+    _reported: set[tuple[str, int]] = field(default_factory=set)
 
     @property
     def scope(self) -> Scope:
@@ -129,5 +130,8 @@ class FileContext:
         return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
 
     def report(self, code: str, node: cst.CSTNode, message: str, fix: PendingFix | None = None) -> None:
-        if not any(f.code == code and f.node is node for f in self.findings):
+        """Record a finding; the same rule reporting the same node twice counts once."""
+        key = (code, id(node))
+        if key not in self._reported:
+            self._reported.add(key)
             self.findings.append(PendingFinding(code, node, message, fix, tuple(self.ancestors)))

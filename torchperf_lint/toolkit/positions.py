@@ -46,6 +46,7 @@ class Locator:
         self._generated: set[int] = set()
         self._whole_module = False
         self._line_starts: list[int] | None = None
+        self._indexes: dict[int, dict[int, int]] = {}
 
     def span(self, node: cst.CSTNode, path: Sequence[cst.CSTNode] = ()) -> Span:
         """The span of ``node``; ``path`` (module first, as the traversal's ancestors) narrows the work."""
@@ -90,9 +91,10 @@ class Locator:
         index = 1
         while index < len(path):
             statement = path[index]
-            counterpart = _counterpart(body, syntax_body, statement)
-            if counterpart is None:
+            position = self._indexes_of(body).get(id(statement))
+            if position is None or position >= len(syntax_body):
                 break
+            counterpart = syntax_body[position]
             placed = (statement, list(indents), _first_line(counterpart) - len(statement.leading_lines))  # type: ignore[attr-defined]
             block = getattr(statement, "body", None)
             if not isinstance(statement, _DESCEND) or not isinstance(block, cst.IndentedBlock):
@@ -104,6 +106,13 @@ class Locator:
             index += 2
         return placed
 
+    def _indexes_of(self, body: Sequence[cst.BaseStatement]) -> dict[int, int]:
+        """Computed once per body: a module with thousands of findings must not rescan it for each."""
+        found = self._indexes.get(id(body))
+        if found is None:
+            found = self._indexes[id(body)] = _ast_indexes(body)
+        return found
+
     def _matches_source(self, code: str, first_line: int) -> bool:
         if self._line_starts is None:
             self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
@@ -113,17 +122,14 @@ class Locator:
         return self.text.startswith(code, start)
 
 
-def _counterpart(
-    body: Sequence[cst.BaseStatement], syntax_body: list[ast.stmt], statement: cst.CSTNode
-) -> ast.stmt | None:
-    """The ``ast`` statement that starts where ``statement`` does (``a; b`` is one LibCST line, two
-    ``ast`` statements)."""
-    position = 0
-    for candidate in body:
-        if candidate is statement:
-            return syntax_body[position] if position < len(syntax_body) else None
-        position += len(candidate.body) if isinstance(candidate, cst.SimpleStatementLine) else 1
-    return None
+def _ast_indexes(body: Sequence[cst.BaseStatement]) -> dict[int, int]:
+    """Where each statement of a LibCST body starts in the ``ast`` body (``a; b`` is one LibCST line,
+    two ``ast`` statements), by the statement's ``id``."""
+    indexes, position = {}, 0
+    for statement in body:
+        indexes[id(statement)] = position
+        position += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return indexes
 
 
 def _first_line(statement: ast.stmt) -> int:
