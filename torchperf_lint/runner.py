@@ -53,19 +53,15 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def lint_job(job: Job, options: FileOptions, cache_dir: Path | None = None) -> list[Diagnostic]:
-    """One file's findings, from the cache when its bytes and options were linted before."""
+    """One file's findings, stored in the cache when ``cache_dir`` is given (``run`` has already
+    looked the file up there, so a worker never asks the cache twice)."""
     data = _read(job)
     if isinstance(data, list):
         return data
-    if cache_dir is None or job.data is not None:
-        return lint_bytes(data, options)
-    store = Cache(cache_dir)
-    key = _cache_key(store, data, options)
-    cached = store.get(key, job.display)
-    if cached is not None:
-        return cached
     findings = lint_bytes(data, options)
-    store.put(key, findings)
+    if cache_dir is not None and job.data is None:
+        store = Cache(cache_dir)
+        store.put(_cache_key(store, data, options), findings)
     return findings
 
 
