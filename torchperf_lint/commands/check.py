@@ -1,0 +1,179 @@
+"""``torchperf-lint check``: lint, optionally fix or annotate, and report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from torchperf_lint import statistics
+from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIR
+from torchperf_lint.config import Settings, find_config, load
+from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.discovery import discover
+from torchperf_lint.engine import decode
+from torchperf_lint.exit_codes import ExitCode
+from torchperf_lint.registry import all_rules
+from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, ReportContext
+from torchperf_lint.rewrite import Rewrite, add_noqa, fix_jobs
+from torchperf_lint.runner import Job
+from torchperf_lint.runner import run as run_jobs
+from torchperf_lint.selection import UsageError, enabled_codes
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    _refuse_conflicts(args)
+    settings = _settings(args)
+    enabled = enabled_codes(settings.select, settings.extend_select, settings.ignore, all_rules())
+    jobs, missing = _jobs(args, settings)
+    cache_dir = None if args.no_cache else (args.cache_dir or settings.root / CACHE_DIR)
+    findings = run_jobs(
+        jobs, settings, enabled, workers=args.jobs, cache_dir=cache_dir, ignore_noqa=args.ignore_noqa
+    )
+    if args.add_noqa:
+        return _add_noqa(jobs, findings)
+    fixed: list[Diagnostic] = []
+    if args.fix or args.diff:
+        rewrites = fix_jobs(
+            jobs, findings, settings, enabled, unsafe=args.unsafe_fixes, ignore_noqa=args.ignore_noqa
+        )
+        if args.diff:
+            return _print_diffs(rewrites)
+        findings, fixed = _apply(rewrites, findings)
+        _echo_stdin(jobs, rewrites)
+    stdin_fixed = args.fix and any(job.data is not None for job in jobs)
+    with _report_stream(args, stdin_fixed) as out:
+        _report(args, settings, jobs, findings, fixed, out)
+    if missing:
+        return ExitCode.ERROR
+    if fixed and args.exit_non_zero_on_fix:
+        return ExitCode.FINDINGS
+    return ExitCode.FINDINGS if findings and not args.exit_zero else ExitCode.CLEAN
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    if args.config is not None:
+        if not args.config.is_file():
+            raise UsageError(f"config file {args.config} does not exist")
+        settings = load(args.config, Path.cwd())
+    else:
+        anchor = Path(args.stdin_filename) if args.stdin_filename else (args.paths or [Path(".")])[0]
+        anchor = anchor if str(anchor) != "-" else Path(".")
+        settings = load(find_config(anchor if anchor.exists() else Path.cwd()), Path.cwd())
+    return settings.with_overrides(
+        select=tuple(args.select) if args.select is not None else None,
+        extend_select=settings.extend_select + tuple(args.extend_select or ()),
+        ignore=settings.ignore + tuple(args.ignore or ()),
+        extend_exclude=settings.extend_exclude + tuple(args.extend_exclude or ()),
+    )
+
+
+def _refuse_conflicts(args: argparse.Namespace) -> None:
+    if args.add_noqa and (args.fix or args.diff):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
+    if args.fix and args.diff:
+        raise UsageError("--diff shows the fixes instead of applying them; use one of --fix and --diff")
+
+
+def _jobs(args: argparse.Namespace, settings: Settings) -> tuple[list[Job], bool]:
+    """The files to lint (stdin first), and whether an explicitly given path was missing."""
+    paths = args.paths or [Path(".")]
+    jobs: list[Job] = []
+    if any(str(p) == "-" for p in paths):
+        display = args.stdin_filename or "-"
+        jobs.append(Job(Path(display), display, sys.stdin.buffer.read()))
+        paths = [p for p in paths if str(p) != "-"]
+    files, skipped = discover(paths, settings, force_exclude=args.force_exclude) if paths else ([], [])
+    for skip in skipped:
+        print(f"torchperf-lint: warning: {skip.path}: {skip.reason}", file=sys.stderr)
+    jobs += [Job(path, str(path)) for path in files]
+    return jobs, any(skip.reason == "no such file or directory" for skip in skipped)
+
+
+def _add_noqa(jobs: list[Job], findings: list[Diagnostic]) -> ExitCode:
+    added, skipped = add_noqa(jobs, findings)
+    for path in skipped:
+        print(f"torchperf-lint: warning: {path}: no directive could be added safely", file=sys.stderr)
+    noun = "directive" if added == 1 else "directives"
+    print(f"Added {added} noqa {noun}.", file=sys.stderr)
+    return ExitCode.CLEAN
+
+
+def _print_diffs(rewrites: list[Rewrite]) -> ExitCode:
+    changed = [r for r in rewrites if r.after != r.before]
+    sys.stdout.write("".join(r.diff() for r in changed))
+    count = sum(len(r.applied) for r in changed)
+    print(f"Would fix {count} error{'s' if count != 1 else ''}.", file=sys.stderr)
+    return ExitCode.FINDINGS if changed else ExitCode.CLEAN
+
+
+def _apply(rewrites: list[Rewrite], findings: list[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """Write each rewrite; the run's findings with fixed files' findings replaced, and what was fixed."""
+    fixed_paths = {r.job.display for r in rewrites}
+    remaining = [f for f in findings if f.path not in fixed_paths]
+    fixed: list[Diagnostic] = []
+    for rewrite in rewrites:
+        rewrite.write()
+        remaining += rewrite.remaining
+        fixed += rewrite.applied
+    return sorted(remaining), fixed
+
+
+def _echo_stdin(jobs: list[Job], rewrites: list[Rewrite]) -> None:
+    """With ``--fix``, standard input always comes back on stdout: fixed, or unchanged if nothing was."""
+    fixed = {r.job.display: r.after for r in rewrites if r.job.data is not None}
+    for job in jobs:
+        if job.data is not None:
+            sys.stdout.write(fixed.get(job.display) or _decoded_or_raw(job.data))
+
+
+def _decoded_or_raw(data: bytes) -> str:
+    try:
+        return decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return data.decode("utf-8", errors="surrogateescape")
+
+
+@contextmanager
+def _report_stream(args: argparse.Namespace, stdin_fixed: bool) -> Iterator[TextIO]:
+    """Where the report goes: ``-o`` FILE, stderr when stdout carries fixed stdin, else stdout."""
+    if args.output_file is not None:
+        with args.output_file.open("w", encoding="utf-8") as stream:
+            yield stream
+    else:
+        yield sys.stderr if stdin_fixed else sys.stdout
+
+
+def _report(
+    args: argparse.Namespace,
+    settings: Settings,
+    jobs: list[Job],
+    findings: list[Diagnostic],
+    fixed: list[Diagnostic],
+    out: TextIO,
+) -> None:
+    human = args.output_format in HUMAN_FORMATS
+    if args.statistics:
+        out.write(statistics.render(findings, as_json=not human, unsafe=args.unsafe_fixes))
+    else:
+        sources = _sources(findings, jobs) if args.output_format == "full" else {}
+        out.write(REPORTERS[args.output_format](findings, ReportContext(settings.root, sources)))
+    if args.show_fixes and fixed:
+        out.write(statistics.fixed_summary(fixed))
+    if human and not args.quiet:
+        out.write(statistics.summary(findings, fixed, unsafe=args.unsafe_fixes, fixing=args.fix))
+
+
+def _sources(findings: list[Diagnostic], jobs: list[Job]) -> dict[str, str]:
+    wanted = {f.path for f in findings}
+    sources = {}
+    for job in jobs:
+        if job.display in wanted:
+            try:
+                sources[job.display] = decode(job.data if job.data is not None else job.path.read_bytes())
+            except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+                continue
+    return sources
