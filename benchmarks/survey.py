@@ -21,6 +21,7 @@ from pathlib import Path
 from torchperf_lint.config import Settings
 from torchperf_lint.registry import all_rules
 from torchperf_lint.runner import Job, run
+from torchperf_lint.workspace import Project, file_settings
 
 
 def torch_sources() -> Path:
@@ -38,10 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     root = torch_sources()
     files = sorted(p for p in root.rglob("*.py") if p.is_file())
     lines = sum(p.read_bytes().count(b"\n") for p in files)
-    settings = Settings(root=root, per_file_ignores={})
-    enabled = frozenset(all_rules())
+    project = Project.of(Settings(root=root, per_file_ignores={}), frozenset(all_rules()))
     start = time.perf_counter()
-    findings = run([Job(p, str(p.relative_to(root))) for p in files], settings, enabled, workers=args.jobs)
+    jobs = [Job(p, str(p.relative_to(root)), file_settings(p, project)) for p in files]
+    findings = run(jobs, workers=args.jobs)
     seconds = time.perf_counter() - start
     counts = Counter(f.code for f in findings)
     print(f"torch {version('torch')}: {len(files)} files, {lines} lines, linted in {seconds:.1f} s")

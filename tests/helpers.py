@@ -1,7 +1,12 @@
-"""Lint a source string with chosen rules, the way the engine lints a file."""
+"""Lint a source string with chosen rules, the way the engine lints a file; build runner jobs."""
 
+from pathlib import Path
+
+from torchperf_lint.config import Settings
 from torchperf_lint.engine import FileOptions, lint_bytes
 from torchperf_lint.registry import all_rules
+from torchperf_lint.runner import Job
+from torchperf_lint.workspace import Project, file_settings
 
 
 def lint(source: str, *codes: str, prevalidated: tuple[str, ...] = (), module: str = "m") -> list:
@@ -19,3 +24,11 @@ def lint(source: str, *codes: str, prevalidated: tuple[str, ...] = (), module: s
 
 def spots(source: str, *codes: str, **kwargs) -> list[tuple[str, int, int]]:
     return [(d.code, d.row, d.column) for d in lint(source, *codes, **kwargs)]
+
+
+def jobs(root: Path, names: list[str], cache_dir: Path | None = None) -> list[Job]:
+    """Runner jobs for ``root/name`` with every rule on and default settings rooted at ``root``."""
+    project = Project.of(Settings(root=root), frozenset(all_rules()))
+    if cache_dir is not None:
+        project = Project(project.settings, project.enabled, cache_dir)
+    return [Job(root / name, name, file_settings(root / name, project)) for name in names]

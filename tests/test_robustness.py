@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import jobs
 from hypothesis import HealthCheck, given, settings
 from hypothesmith import from_grammar
 
-from torchperf_lint.config import Settings
 from torchperf_lint.engine import FileOptions, lint_bytes
 from torchperf_lint.registry import all_rules
-from torchperf_lint.runner import Job, lint_job, run
+from torchperf_lint.runner import lint_job, run
 
 RULES = all_rules()
 OPTIONS = FileOptions("f.py", "f", tuple(RULES.values()), frozenset(RULES))
@@ -81,7 +81,7 @@ def test_a_large_generated_file_is_linted(tmp_path):
     target = tmp_path / "big.py"
     target.write_text(body + "y = x.cuda()\n")
     assert target.stat().st_size > 10_000_000
-    findings = lint_job(Job(target, "big.py"), OPTIONS)
+    findings = lint_job(jobs(tmp_path, ["big.py"])[0], OPTIONS)
     assert findings == []  # never mentions torch: CPython checks the syntax and no rule runs
 
 
@@ -96,8 +96,7 @@ def test_an_unreadable_file_is_reported_and_the_rest_are_linted(tmp_path, monkey
         return real(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
-    jobs = [Job(tmp_path / name, name) for name in ("a.py", "b.py")]
-    found = [(f.path, f.code, f.message) for f in run(jobs, Settings(root=tmp_path), frozenset(RULES), workers=1)]
+    found = [(f.path, f.code, f.message) for f in run(jobs(tmp_path, ["a.py", "b.py"]), workers=1)]
     assert found[0] == ("a.py", "TPL900", "File could not be read: Permission denied")
     assert [(p, c) for p, c, _ in found[1:]] == [("b.py", "TPL003")]
 
@@ -114,10 +113,7 @@ def test_a_rule_that_raises_costs_one_file_and_the_rest_are_linted(tmp_path, mon
         return real(self, node)
 
     monkeypatch.setattr(device_route, "visit_Call", visit_call)
-    jobs = [Job(tmp_path / name, name) for name in ("a.py", "b.py")]
-    found = [
-        (f.path, f.row, f.code, f.message) for f in run(jobs, Settings(root=tmp_path), frozenset(RULES), workers=1)
-    ]
+    found = [(f.path, f.row, f.code, f.message) for f in run(jobs(tmp_path, ["a.py", "b.py"]), workers=1)]
     assert found == [
         ("a.py", 1, "TPL900", "Internal error while linting this file (KeyError: 'boom'); please report it"),
         ("b.py", 2, "TPL003", "`.cuda()` routes work off the CPU; routes are CPU-only by contract"),
@@ -160,12 +156,11 @@ def test_cold_warm_serial_and_parallel_runs_agree(tmp_path):
     for index in range(48):
         body = VIOLATION if index % 3 else "import torch\n@torch.compile\ndef f(x):\n    return x.to('mps')\n"
         (tmp_path / f"m{index:02}.py").write_text(body)
-    jobs = [Job(p, p.name) for p in sorted(tmp_path.glob("*.py"))]
-    settings_ = Settings(root=tmp_path)
-    serial = run(jobs, settings_, frozenset(RULES), workers=1)
-    parallel = run(jobs, settings_, frozenset(RULES), workers=2)
-    cold = run(jobs, settings_, frozenset(RULES), workers=2, cache_dir=tmp_path / ".cache")
-    warm = run(jobs, settings_, frozenset(RULES), workers=2, cache_dir=tmp_path / ".cache")
+    batch = jobs(tmp_path, sorted(p.name for p in tmp_path.glob("*.py")), cache_dir=tmp_path / ".cache")
+    serial = run(batch, workers=1)
+    parallel = run(batch, workers=2)
+    cold = run(batch, workers=2, use_cache=True)
+    warm = run(batch, workers=2, use_cache=True)
     assert len(serial) == 64  # 16 files with two findings, 32 with one
     assert serial == parallel == cold == warm
     assert [f.fix for f in serial] == [f.fix for f in warm]

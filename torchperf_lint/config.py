@@ -1,4 +1,8 @@
-"""``[tool.torchperf-lint]`` in pyproject.toml: find it, check every key, merge CLI overrides."""
+"""``[tool.torchperf-lint]`` in pyproject.toml: find it, check every key, merge CLI overrides.
+
+A file given with ``--config`` may hold that table (a ``pyproject.toml`` or any TOML file with a
+``[tool.torchperf-lint]`` table) or the bare keys at its top level, as Ruff reads ``ruff.toml``.
+"""
 
 from __future__ import annotations
 
@@ -47,6 +51,8 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     prevalidated: tuple[str, ...] = ()
     primitives: tuple[str, ...] = ()
+    #: Folders (relative to ``root``) whose subfolders count as packages without ``__init__.py``.
+    namespace_packages: tuple[str, ...] = ()
     respect_gitignore: bool = True
 
     def with_overrides(self, **overrides: object) -> Settings:
@@ -61,17 +67,14 @@ _LIST_KEYS = {
     "extend-exclude": "extend_exclude",
     "prevalidated": "prevalidated",
     "primitives": "primitives",
+    "namespace-packages": "namespace_packages",
 }
 
 
-def find_config(start: Path) -> Path | None:
-    """The nearest pyproject.toml with a ``[tool.torchperf-lint]`` table, upward from ``start``."""
-    start = start.resolve()
-    for folder in (start, *start.parents) if start.is_dir() else start.parents:
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _has_table(candidate):
-            return candidate
-    return None
+def config_in(folder: Path) -> Path | None:
+    """``folder/pyproject.toml`` if it has a ``[tool.torchperf-lint]`` table."""
+    candidate = folder / "pyproject.toml"
+    return candidate if candidate.is_file() and _has_table(candidate) else None
 
 
 def _has_table(path: Path) -> bool:
@@ -95,7 +98,9 @@ def load(path: Path | None, cwd: Path) -> Settings:
     if path is None:
         return Settings(root=cwd.resolve())
     document = _read(path)
-    table = document.get("tool", {}).get("torchperf-lint", {}) if path.name == "pyproject.toml" else document
+    tool = document.get("tool")
+    nested = path.name == "pyproject.toml" or (isinstance(tool, dict) and "torchperf-lint" in tool)
+    table = document.get("tool", {}).get("torchperf-lint", {}) if nested else document
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `tool.torchperf-lint` must be a table")
     values: dict[str, object] = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -65,33 +65,40 @@ def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
 
 
 def discover(
-    paths: list[Path], settings: Settings, force_exclude: bool = False
+    paths: list[Path], settings_of: Callable[[Path], Settings], force_exclude: bool = False
 ) -> tuple[list[Path], list[Skipped]]:
-    """Python files under ``paths`` (sorted, unique) and the paths that were skipped."""
-    patterns = settings.exclude + settings.extend_exclude
+    """Python files under ``paths`` (sorted, unique) and the paths that were skipped.
+
+    ``settings_of`` gives the settings that govern a file or folder, so each project in a monorepo
+    applies its own excludes and ``respect-gitignore`` to its own folders.
+    """
     files: dict[Path, None] = {}
     skipped: list[Skipped] = []
     for given in paths:
         if not given.exists():
             skipped.append(Skipped(given, "no such file or directory"))
-        elif given.is_file():
-            if force_exclude and _excluded(given, settings.root, patterns):
-                continue
-            files[given] = None
-        elif given.is_dir():
-            if force_exclude and _excluded(given, settings.root, patterns):
-                continue
-            for found in _walk(given, settings, patterns, skipped):
-                files[found] = None
-        else:
+            continue
+        settings = settings_of(given)
+        patterns = settings.exclude + settings.extend_exclude
+        if not (given.is_file() or given.is_dir()):
             skipped.append(Skipped(given, "not a regular file or directory"))
+        elif force_exclude and _excluded(given, settings.root, patterns):
+            continue
+        elif given.is_file():
+            files[given] = None
+        else:
+            for found in _walk(given, settings_of, skipped):
+                files[found] = None
     return sorted(files), skipped
 
 
-def _walk(top: Path, settings: Settings, patterns: tuple[str, ...], skipped: list[Skipped]) -> Iterator[Path]:
-    ignores: list[_GitIgnore] = _parent_gitignores(top) if settings.respect_gitignore else []
+def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skipped]) -> Iterator[Path]:
+    top_settings = settings_of(top)
     # A folder given explicitly is linted even if a pattern excludes it (unless --force-exclude).
-    patterns = tuple(p for p in patterns if not _excluded(top, settings.root, (p,)))
+    exempt = {
+        p for p in top_settings.exclude + top_settings.extend_exclude if _excluded(top, top_settings.root, (p,))
+    }
+    ignores: list[_GitIgnore] = _parent_gitignores(top) if top_settings.respect_gitignore else []
     seen: set[tuple[int, int]] = set()
 
     def visit(folder: Path, ignores: list[_GitIgnore]) -> Iterator[Path]:
@@ -104,6 +111,8 @@ def _walk(top: Path, settings: Settings, patterns: tuple[str, ...], skipped: lis
             skipped.append(Skipped(folder, "symlink loop"))
             return
         seen.add((stat.st_dev, stat.st_ino))
+        settings = settings_of(folder)
+        patterns = tuple(p for p in settings.exclude + settings.extend_exclude if p not in exempt)
         if settings.respect_gitignore:
             ignores = [*ignores, *_gitignore_in(folder)]
         try:
@@ -117,7 +126,9 @@ def _walk(top: Path, settings: Settings, patterns: tuple[str, ...], skipped: lis
                 is_dir = entry.is_dir()
             except OSError:
                 continue
-            if _excluded(path, settings.root, patterns) or _git_ignored(path, is_dir, ignores):
+            if _excluded(path, settings.root, patterns):
+                continue
+            if settings.respect_gitignore and _git_ignored(path, is_dir, ignores):
                 continue
             if is_dir:
                 yield from visit(path, ignores)
@@ -154,11 +165,15 @@ def _git_ignored(path: Path, is_dir: bool, ignores: list[_GitIgnore]) -> bool:
     return verdict
 
 
-def module_name(path: Path) -> str:
-    """Dotted module name from the package folders (those with ``__init__.py``) around ``path``."""
+def module_name(path: Path, root: Path, namespace_packages: tuple[str, ...] = ()) -> str:
+    """Dotted module name from the package folders around ``path``: those with ``__init__.py``, and
+    (as Ruff's ``namespace-packages``) the listed folders under ``root`` and everything below them."""
+    namespaces = [(root / folder).resolve() for folder in namespace_packages]
     parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.resolve().parent
-    while (folder / "__init__.py").exists():
+    while (folder / "__init__.py").exists() or any(folder.is_relative_to(n) for n in namespaces):
         parts.insert(0, folder.name)
+        if folder.parent == folder:
+            break
         folder = folder.parent
     return ".".join(parts)

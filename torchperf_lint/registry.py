@@ -29,3 +29,8 @@ def all_rules() -> dict[str, type[Rule]]:
                 raise RegistryError(f"two rules claim {cls.code}")
             found[cls.code] = cls
     return dict(sorted(found.items()))
+
+
+def known_codes() -> frozenset[str]:
+    """Every registered rule code (what selectors are checked against)."""
+    return frozenset(all_rules())

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from torchperf_lint.autofix import fix_text, is_fixable, write_atomically
-from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, decode, encoding_of, lint_bytes
 from torchperf_lint.runner import Job, options_for
@@ -47,15 +46,7 @@ class Rewrite:
             write_atomically(self.job.path, self.after.encode(self.encoding))
 
 
-def fix_jobs(
-    jobs: list[Job],
-    findings: list[Diagnostic],
-    settings: Settings,
-    enabled: frozenset[str],
-    *,
-    unsafe: bool,
-    ignore_noqa: bool,
-) -> list[Rewrite]:
+def fix_jobs(jobs: list[Job], findings: list[Diagnostic], *, unsafe: bool, ignore_noqa: bool) -> list[Rewrite]:
     """The fixed text of every file that has a fixable finding (nothing is written here)."""
     by_path = _by_path(findings)
     rewrites = []
@@ -65,7 +56,7 @@ def fix_jobs(
             continue
         data = job.data if job.data is not None else job.path.read_bytes()
         encoding, text = encoding_of(data), decode(data)
-        options = options_for(job.display, job.path if job.data is None else None, settings, enabled, ignore_noqa)
+        options = options_for(job, ignore_noqa)
         outcome = fix_text(text, mine, _relinter(encoding, options), unsafe)
         rewrites.append(Rewrite(job, text, outcome.text, encoding, outcome.applied, outcome.remaining))
     return rewrites

@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from torchperf_lint.cache import Cache, code_fingerprint
-from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
-from torchperf_lint.discovery import module_name
 from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, lint_bytes
 from torchperf_lint.registry import all_rules
-from torchperf_lint.selection import per_file_ignored
+from torchperf_lint.workspace import FileSettings
 
 #: Below this many files, starting worker processes costs more than it saves.
 POOL_THRESHOLD = 32
@@ -24,32 +22,23 @@ POOL_THRESHOLD = 32
 class Job:
     path: Path
     display: str
+    settings: FileSettings
     data: bytes | None = None  # given for stdin
 
 
-def options_for(
-    display: str, real: Path | None, settings: Settings, enabled: frozenset[str], ignore_noqa: bool = False
-) -> FileOptions:
-    """The rules and knobs that apply to one file after per-file-ignores."""
+def options_for(job: Job, ignore_noqa: bool = False) -> FileOptions:
+    """The rules and knobs the engine applies to one job's file."""
     rules = all_rules()
-    relative = _relative(real or Path(display), settings.root)
-    active = enabled - per_file_ignored(relative, settings.per_file_ignores, rules)
+    file = job.settings
     return FileOptions(
-        path=display,
-        module_name=module_name(real) if real is not None else Path(display).stem,
-        rules=tuple(cls for code, cls in rules.items() if code in active),
-        enabled=active,
-        prevalidated=settings.prevalidated,
-        primitives=settings.primitives,
+        path=job.display,
+        module_name=file.module_name,
+        rules=tuple(cls for code, cls in rules.items() if code in file.enabled),
+        enabled=file.enabled,
+        prevalidated=file.settings.prevalidated,
+        primitives=file.settings.primitives,
         ignore_noqa=ignore_noqa,
     )
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def lint_job(job: Job, options: FileOptions, cache_dir: Path | None = None) -> list[Diagnostic]:
@@ -104,28 +93,18 @@ def _lint_triple(triple: tuple[Job, FileOptions, Path | None]) -> list[Diagnosti
 
 
 def run(
-    jobs: Iterable[Job],
-    settings: Settings,
-    enabled: frozenset[str],
-    workers: int | None = None,
-    *,
-    cache_dir: Path | None = None,
-    ignore_noqa: bool = False,
+    jobs: Iterable[Job], workers: int | None = None, *, use_cache: bool = False, ignore_noqa: bool = False
 ) -> list[Diagnostic]:
-    """Findings for every job, sorted by path, row and column. ``cache_dir`` None disables the cache."""
+    """Findings for every job, sorted by path, row and column. With ``use_cache``, each file's
+    findings are kept in its project's cache folder."""
     triples = [
-        (
-            job,
-            options_for(job.display, job.path if job.data is None else None, settings, enabled, ignore_noqa),
-            cache_dir,
-        )
-        for job in jobs
+        (job, options_for(job, ignore_noqa), job.settings.project.cache_dir if use_cache else None) for job in jobs
     ]
     findings: list[Diagnostic] = []
-    if cache_dir is not None:  # hits are served here, so a warm run never starts a worker
+    if use_cache:  # hits are served here, so a warm run never starts a worker
         misses = []
-        for job, options, _ in triples:
-            cached = cached_findings(job, options, cache_dir)
+        for job, options, cache_dir in triples:
+            cached = cached_findings(job, options, job.settings.project.cache_dir)
             if cached is None:
                 misses.append((job, options, cache_dir))
             else:

@@ -26,23 +26,16 @@ def expand(selectors: Iterable[str], known: Iterable[str], origin: str) -> set[s
     return chosen
 
 
-def enabled_codes(
-    select: Iterable[str], extend_select: Iterable[str], ignore: Iterable[str], known: Iterable[str]
-) -> frozenset[str]:
-    known = list(known)
-    chosen = expand(select, known, "select") | expand(extend_select, known, "extend-select")
-    return frozenset(chosen - expand(ignore, known, "ignore"))
-
-
 def per_file_ignored(
-    relative: str, per_file_ignores: dict[str, tuple[str, ...]], known: Iterable[str]
+    relative: str, per_file_ignores: dict[str, tuple[str, ...]], known: Iterable[str], origin: str = ""
 ) -> set[str]:
-    """Codes ignored for the file at ``relative`` (POSIX path relative to the config root)."""
+    """Codes ignored for the file at ``relative`` (POSIX path relative to the config root);
+    ``origin`` (the config file) prefixes the message of a bad selector."""
     ignored: set[str] = set()
     name = PurePosixPath(relative).name
     for glob, codes in per_file_ignores.items():
         if fnmatchcase(relative, glob) or fnmatchcase(name, glob) or _under(relative, glob):
-            ignored |= expand(codes, known, f"per-file-ignores[{glob!r}]")
+            ignored |= expand(codes, known, f"{origin}per-file-ignores[{glob!r}]")
     return ignored
 
 

@@ -10,43 +10,37 @@ from pathlib import Path
 from typing import TextIO
 
 from torchperf_lint import statistics
-from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIR
-from torchperf_lint.config import Settings, find_config, load
+from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import discover
 from torchperf_lint.engine import decode
 from torchperf_lint.exit_codes import ExitCode
-from torchperf_lint.registry import all_rules
 from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, ReportContext
 from torchperf_lint.rewrite import Rewrite, add_noqa, fix_jobs
 from torchperf_lint.runner import Job
 from torchperf_lint.runner import run as run_jobs
-from torchperf_lint.selection import UsageError, enabled_codes
+from torchperf_lint.selection import UsageError
+from torchperf_lint.workspace import Overrides, forget, project_for, settings_for
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     _refuse_conflicts(args)
-    settings = _settings(args)
-    enabled = enabled_codes(settings.select, settings.extend_select, settings.ignore, all_rules())
-    jobs, missing = _jobs(args, settings)
-    cache_dir = None if args.no_cache else (args.cache_dir or settings.root / CACHE_DIR)
-    findings = run_jobs(
-        jobs, settings, enabled, workers=args.jobs, cache_dir=cache_dir, ignore_noqa=args.ignore_noqa
-    )
+    forget()  # each run reads the configuration as it is now
+    overrides = overrides_from(args)
+    jobs, missing = _jobs(args, overrides)
+    findings = run_jobs(jobs, workers=args.jobs, use_cache=not args.no_cache, ignore_noqa=args.ignore_noqa)
     if args.add_noqa:
         return _add_noqa(jobs, findings)
     fixed: list[Diagnostic] = []
     if args.fix or args.diff:
-        rewrites = fix_jobs(
-            jobs, findings, settings, enabled, unsafe=args.unsafe_fixes, ignore_noqa=args.ignore_noqa
-        )
+        rewrites = fix_jobs(jobs, findings, unsafe=args.unsafe_fixes, ignore_noqa=args.ignore_noqa)
         if args.diff:
             return _print_diffs(rewrites)
         findings, fixed = _apply(rewrites, findings)
         _echo_stdin(jobs, rewrites)
     stdin_fixed = args.fix and any(job.data is not None for job in jobs)
     with _report_stream(args, stdin_fixed) as out:
-        _report(args, settings, jobs, findings, fixed, out)
+        _report(args, project_for(Path.cwd(), overrides).settings.root, jobs, findings, fixed, out)
     if missing:
         return ExitCode.ERROR
     if fixed and args.exit_non_zero_on_fix:
@@ -54,20 +48,15 @@ def run(args: argparse.Namespace) -> ExitCode:
     return ExitCode.FINDINGS if findings and not args.exit_zero else ExitCode.CLEAN
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    if args.config is not None:
-        if not args.config.is_file():
-            raise UsageError(f"config file {args.config} does not exist")
-        settings = load(args.config, Path.cwd())
-    else:
-        anchor = Path(args.stdin_filename) if args.stdin_filename else (args.paths or [Path(".")])[0]
-        anchor = anchor if str(anchor) != "-" else Path(".")
-        settings = load(find_config(anchor if anchor.exists() else Path.cwd()), Path.cwd())
-    return settings.with_overrides(
+def overrides_from(args: argparse.Namespace) -> Overrides:
+    """The flags that override every project's configuration."""
+    return Overrides(
+        config=args.config,
         select=tuple(args.select) if args.select is not None else None,
-        extend_select=settings.extend_select + tuple(args.extend_select or ()),
-        ignore=settings.ignore + tuple(args.ignore or ()),
-        extend_exclude=settings.extend_exclude + tuple(args.extend_exclude or ()),
+        extend_select=tuple(args.extend_select or ()),
+        ignore=tuple(args.ignore or ()),
+        extend_exclude=tuple(args.extend_exclude or ()),
+        cache_dir=args.cache_dir,
     )
 
 
@@ -78,18 +67,22 @@ def _refuse_conflicts(args: argparse.Namespace) -> None:
         raise UsageError("--diff shows the fixes instead of applying them; use one of --fix and --diff")
 
 
-def _jobs(args: argparse.Namespace, settings: Settings) -> tuple[list[Job], bool]:
+def _jobs(args: argparse.Namespace, overrides: Overrides) -> tuple[list[Job], bool]:
     """The files to lint (stdin first), and whether an explicitly given path was missing."""
     paths = args.paths or [Path(".")]
     jobs: list[Job] = []
     if any(str(p) == "-" for p in paths):
         display = args.stdin_filename or "-"
-        jobs.append(Job(Path(display), display, sys.stdin.buffer.read()))
+        jobs.append(Job(Path(display), display, settings_for(Path(display), overrides), sys.stdin.buffer.read()))
         paths = [p for p in paths if str(p) != "-"]
-    files, skipped = discover(paths, settings, force_exclude=args.force_exclude) if paths else ([], [])
+
+    def settings_of(path: Path) -> Settings:
+        return project_for(path, overrides).settings
+
+    files, skipped = discover(paths, settings_of, force_exclude=args.force_exclude) if paths else ([], [])
     for skip in skipped:
         print(f"torchperf-lint: warning: {skip.path}: {skip.reason}", file=sys.stderr)
-    jobs += [Job(path, str(path)) for path in files]
+    jobs += [Job(path, str(path), settings_for(path, overrides)) for path in files]
     return jobs, any(skip.reason == "no such file or directory" for skip in skipped)
 
 
@@ -149,7 +142,7 @@ def _report_stream(args: argparse.Namespace, stdin_fixed: bool) -> Iterator[Text
 
 def _report(
     args: argparse.Namespace,
-    settings: Settings,
+    root: Path,
     jobs: list[Job],
     findings: list[Diagnostic],
     fixed: list[Diagnostic],
@@ -160,7 +153,7 @@ def _report(
         out.write(statistics.render(findings, as_json=not human, unsafe=args.unsafe_fixes))
     else:
         sources = _sources(findings, jobs) if args.output_format == "full" else {}
-        out.write(REPORTERS[args.output_format](findings, ReportContext(settings.root, sources)))
+        out.write(REPORTERS[args.output_format](findings, ReportContext(root, sources)))
     if args.show_fixes and fixed:
         out.write(statistics.fixed_summary(fixed))
     if human and not args.quiet:

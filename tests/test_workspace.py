@@ -1,0 +1,84 @@
+"""One function turns a path into its settings: nearest project, module name, per-file ignores."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torchperf_lint.workspace import Overrides, forget, settings_for
+
+ROUTES = "import torch\n\n\ndef _route(volume):\n    assert volume.ndim == 5\n    return volume.cuda()\n"
+
+
+def cli(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "torchperf_lint", "--no-cache", "-q", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, input=stdin)
+
+
+@pytest.fixture
+def monorepo(tmp_path: Path) -> Path:
+    """Two packages, each with its own configuration: ``pa`` marks routers prevalidated, ``pb``
+    ignores TPL003. The root has no configuration at all."""
+    for name in ("pa", "pb"):
+        package = tmp_path / name / "src" / name
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "routes.py").write_text(ROUTES)
+    (tmp_path / "pa" / "pyproject.toml").write_text('[tool.torchperf-lint]\nprevalidated = ["*.routes._*"]\n')
+    (tmp_path / "pb" / "pyproject.toml").write_text('[tool.torchperf-lint]\nignore = ["TPL003"]\n')
+    return tmp_path
+
+
+PA_FINDINGS = [
+    "pa/src/pa/routes.py:5:5: TPL005 `assert` re-validates inside caller-prevalidated `pa.routes._route`; "
+    "validate once at the public entry",
+    "pa/src/pa/routes.py:6:12: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+]
+
+
+@pytest.mark.parametrize("order", [("pa", "pb"), ("pb", "pa")], ids=["pa-first", "pb-first"])
+def test_each_package_applies_its_own_configuration_whatever_the_argument_order(monorepo, order):
+    result = cli(*order, cwd=monorepo)
+    assert result.stdout.splitlines() == PA_FINDINGS
+    assert result.returncode == 1
+
+
+def test_files_named_one_by_one_as_pre_commit_passes_them(monorepo):
+    result = cli("pb/src/pb/routes.py", "pa/src/pa/routes.py", cwd=monorepo)
+    assert result.stdout.splitlines() == PA_FINDINGS
+
+
+def test_settings_for_a_path_names_project_module_and_enabled_codes(monorepo, monkeypatch):
+    monkeypatch.chdir(monorepo)
+    forget()
+    pa = settings_for(Path("pa/src/pa/routes.py"))
+    pb = settings_for(monorepo / "pb" / "src" / "pb" / "routes.py")
+    assert pa.settings.source == (monorepo / "pa" / "pyproject.toml").resolve()
+    assert (pa.module_name, pb.module_name) == ("pa.routes", "pb.routes")
+    assert pa.settings.prevalidated == ("*.routes._*",)
+    assert "TPL003" in pa.enabled and "TPL003" not in pb.enabled
+    assert "TPL104" not in settings_for(Path("pa/benchmarks/bench_x.py")).enabled  # default per-file-ignores
+
+
+def test_forget_reads_a_changed_pyproject_again(monorepo, monkeypatch):
+    monkeypatch.chdir(monorepo)
+    forget()
+    path = Path("pb/src/pb/routes.py")
+    assert "TPL003" not in settings_for(path).enabled
+    (monorepo / "pb" / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
+    assert "TPL003" not in settings_for(path).enabled  # cached until told otherwise
+    forget()
+    assert "TPL003" in settings_for(path).enabled
+
+
+def test_config_flag_applies_one_file_to_every_path(monorepo, tmp_path):
+    alternative = tmp_path / "alt.toml"
+    alternative.write_text('ignore = ["TPL005"]\n')
+    result = cli("--config", str(alternative), "pa", "pb", cwd=monorepo)
+    codes = [line.split(" ")[1] for line in result.stdout.splitlines()]
+    assert codes == ["TPL003", "TPL003"]
+    overrides = Overrides(config=alternative)
+    assert settings_for(monorepo / "pb" / "src" / "pb" / "routes.py", overrides).settings.source == alternative

@@ -1,0 +1,171 @@
+"""Which settings apply to one file: the one answer every entry point asks for.
+
+The command line (files, and stdin named by ``--stdin-filename``), the pre-commit hook, the reviewers'
+script and an in-process editor server all turn a path into its settings through
+:func:`settings_for`, so a file gets the same findings whichever way it is linted:
+
+- the project: the nearest ``pyproject.toml`` above the file with a ``[tool.torchperf-lint]`` table
+  (Ruff's hierarchical discovery), or ``--config`` for every file. A file with no such table above
+  it falls back to the project around the current directory, else to the defaults rooted there;
+- its module name, from the package folders around it (and ``namespace-packages``);
+- its enabled codes, after ``select``/``ignore`` and its ``per-file-ignores``.
+
+Loaded configurations are cached for the life of the process; a long-running caller (an editor
+server) calls :func:`forget` when a ``pyproject.toml`` changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIRECTORY
+from torchperf_lint.config import ConfigError, Settings, config_in, load
+from torchperf_lint.discovery import module_name
+from torchperf_lint.registry import known_codes
+from torchperf_lint.selection import UsageError, expand, per_file_ignored
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line choices that apply to every file, whichever project it belongs to."""
+
+    config: Path | None = None  # --config: this file's settings for every path
+    select: tuple[str, ...] | None = None  # replaces the configured selection
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    cache_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class Project:
+    """One configuration, loaded and checked once: its settings and the codes they enable."""
+
+    settings: Settings
+    enabled: frozenset[str]
+    cache_dir: Path
+
+    @classmethod
+    def of(cls, settings: Settings, enabled: frozenset[str]) -> Project:
+        """A project built in code (a benchmark, a test), with its cache in the default place."""
+        return cls(settings, enabled, settings.root / CACHE_DIRECTORY)
+
+
+@dataclass(frozen=True)
+class FileSettings:
+    """Everything besides its bytes that decides one file's findings."""
+
+    path: Path
+    project: Project
+    module_name: str
+    enabled: frozenset[str]  # after this file's per-file-ignores
+
+    @property
+    def settings(self) -> Settings:
+        return self.project.settings
+
+
+_NO_OVERRIDES = Overrides()
+_config_of_folder: dict[Path, Path | None] = {}
+_projects: dict[tuple[Path | None, Path, Overrides], Project] = {}
+
+
+def settings_for(path: Path, overrides: Overrides = _NO_OVERRIDES) -> FileSettings:
+    """The settings for the file at ``path`` (it need not exist: stdin and unsaved editor buffers
+    are named by the path they stand for)."""
+    return file_settings(path, project_for(path, overrides))
+
+
+def project_for(path: Path, overrides: Overrides = _NO_OVERRIDES) -> Project:
+    """The project whose configuration governs ``path`` (a file or a folder)."""
+    cwd = Path.cwd()
+    if overrides.config is not None:
+        config: Path | None = overrides.config
+    else:
+        absolute = path if path.is_absolute() else cwd / path
+        folder = absolute if absolute.is_dir() else absolute.parent
+        config = nearest_config(folder)
+        if config is None:
+            config = nearest_config(cwd)
+    key = (config, cwd, overrides)
+    project = _projects.get(key)
+    if project is None:
+        project = _projects[key] = _load_project(config, cwd, overrides)
+    return project
+
+
+def file_settings(path: Path, project: Project) -> FileSettings:
+    """``path``'s settings within ``project``: its module name and its per-file-ignores applied."""
+    settings = project.settings
+    relative = _relative(path, settings.root)
+    origin = f"{settings.source}: " if settings.source is not None else ""
+    ignored = per_file_ignored(relative, settings.per_file_ignores, known_codes(), origin)
+    return FileSettings(
+        path=path,
+        project=project,
+        module_name=module_name(path, settings.root, settings.namespace_packages),
+        enabled=project.enabled - ignored,
+    )
+
+
+def nearest_config(folder: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.torchperf-lint]`` table in ``folder`` or above."""
+    folder = folder.resolve()
+    chain: list[Path] = []
+    found: Path | None = None
+    for candidate in (folder, *folder.parents):
+        if candidate in _config_of_folder:
+            found = _config_of_folder[candidate]
+            break
+        chain.append(candidate)
+        found = config_in(candidate)
+        if found is not None:
+            break
+    for visited in chain:
+        _config_of_folder[visited] = found
+    return found
+
+
+def forget() -> None:
+    """Drop every cached configuration, so the next call reads the ``pyproject.toml`` files again."""
+    _config_of_folder.clear()
+    _projects.clear()
+
+
+def _load_project(config: Path | None, cwd: Path, overrides: Overrides) -> Project:
+    if overrides.config is not None and not overrides.config.is_file():
+        raise UsageError(f"config file {overrides.config} does not exist")
+    settings = load(config, cwd)
+    settings = settings.with_overrides(extend_exclude=settings.extend_exclude + overrides.extend_exclude)
+    project = Project.of(settings, _enabled(settings, overrides))
+    return project if overrides.cache_dir is None else replace(project, cache_dir=overrides.cache_dir)
+
+
+def _enabled(settings: Settings, overrides: Overrides) -> frozenset[str]:
+    """The codes a project enables; a bad selector names the file or flag it came from."""
+    known = known_codes()
+
+    def configured(key: str, selectors: tuple[str, ...]) -> set[str]:
+        where = f"{settings.source}: `tool.torchperf-lint.{key}`" if settings.source else key
+        try:
+            return expand(selectors, known, where)
+        except UsageError as error:
+            raise ConfigError(str(error)) from None
+
+    if overrides.select is None:
+        chosen = configured("select", settings.select)
+    else:
+        chosen = expand(overrides.select, known, "--select")
+    chosen |= configured("extend-select", settings.extend_select) | expand(
+        overrides.extend_select, known, "--extend-select"
+    )
+    ignored = configured("ignore", settings.ignore) | expand(overrides.ignore, known, "--ignore")
+    return frozenset(chosen - ignored)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
