@@ -32,3 +32,14 @@ def test_every_rule_page_has_the_ruff_sections(rule):
 def test_explain_refuses_unknown_codes():
     with pytest.raises(UsageError, match="unknown rule code `TPL999`"):
         explain("TPL999")
+
+
+def test_ci_runs_the_readmes_set_up_and_test_commands_in_a_fresh_venv():
+    text = README.read_text()
+    block = text.split("## Set up and test", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line.strip()]
+    ci = (README.parent / ".ci" / "run").read_text().splitlines()
+    assert len(commands) == 2
+    assert ci[-2:] == commands
+    assert any(line.startswith("python -m venv ") for line in ci)
+    assert any(line.startswith(". ") and line.endswith('/bin/activate"') for line in ci)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import site
 import subprocess
 import sys
 import venv
@@ -57,15 +58,37 @@ def test_wheel_maps_folders_into_the_torchperf_lint_namespace(wheel):
     assert "torchperf_lint/rules/compilation.py" in names
 
 
+def checked(*command: str | Path, cwd: Path) -> str:
+    """Run ``command``; on failure the assertion shows what it printed to stderr."""
+    result = subprocess.run([str(part) for part in command], capture_output=True, text=True, cwd=cwd)
+    assert result.returncode == 0, f"{command[0]} exited {result.returncode}:\n{result.stderr}"
+    return result.stdout
+
+
+def fresh_venv(folder: Path) -> Path:
+    """A venv that sees the running environment's packages (torch, LibCST, pip...) but not its
+    ``torchperf_lint``: ``system_site_packages`` would give the base interpreter's site-packages, not
+    this venv's, so the test's own site-packages are added by a ``.pth`` file, which lists folders
+    without running the editable install's path hooks in them."""
+    venv.EnvBuilder(with_pip=False).create(folder)
+    python = folder / "bin" / "python"
+    child_site = checked(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=folder)
+    Path(child_site.strip(), "parent.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return python
+
+
 def test_wheel_in_a_fresh_venv_imports_and_runs(wheel, tmp_path):
-    env = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env)
-    python = env / "bin" / "python"
-    subprocess.run(
-        [python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)], check=True, cwd=tmp_path
-    )
-    lines = subprocess.run([python, "-c", PROBE], check=True, capture_output=True, text=True, cwd=tmp_path)
-    assert lines.stdout.split("\n")[:3] == ["True", "True", "(1, 2, 3, 4)"]
+    python = fresh_venv(tmp_path / "venv")
+    checked(python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", wheel, cwd=tmp_path)
+    lines = checked(python, "-c", PROBE, cwd=tmp_path).split("\n")
+    assert lines[:3] == ["True", "True", "(1, 2, 3, 4)"]
+    (tmp_path / "kernel.py").write_text("import torch\ny = x.cuda()\n")
+    script = tmp_path / "venv" / "bin" / "torchperf-lint"
+    result = subprocess.run([script, "--no-cache", "kernel.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert (result.returncode, result.stdout.splitlines()[0]) == (
+        1,
+        "kernel.py:2:5: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+    ), result.stderr
 
 
 def test_editable_install_serves_the_same_names():
