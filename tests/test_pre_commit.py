@@ -44,7 +44,7 @@ def test_the_hook_environment_installs_without_torch():
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "language: python" in text and "additional_dependencies" not in text
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert [re.split(r"[<>=!~ ]", d)[0] for d in project["dependencies"]] == ["libcst", "Jinja2"]
+    assert [re.split(r"[<>=!~ ]", d)[0] for d in project["dependencies"]] == ["libcst", "Jinja2", "pathspec"]
 
 
 def test_the_hook_fails_on_a_finding_and_passes_after_the_fix(tmp_path):

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from pathspec import GitIgnoreSpec
+
 from torchperf_lint.config import Settings
 
 _PYTHON_SUFFIXES = (".py", ".pyi")
@@ -22,35 +24,20 @@ class Skipped:
 
 
 class _GitIgnore:
-    """The subset of .gitignore syntax projects use: globs, ``dir/``, anchored ``/x``, ``!x``."""
+    """One ignore file (a ``.gitignore`` or ``.git/info/exclude``), read by pathspec as git reads it:
+    its patterns apply to paths below the folder it belongs to."""
 
     def __init__(self, base: Path, lines: list[str]) -> None:
         self.base = base.absolute()
-        self.patterns: list[tuple[str, bool, bool, bool]] = []
-        for raw in lines:
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            negate = line.startswith("!")
-            line = line.lstrip("!")
-            only_dirs = line.endswith("/")
-            line = line.rstrip("/")
-            anchored = "/" in line
-            self.patterns.append((line.lstrip("/"), negate, only_dirs, anchored))
+        self.spec = GitIgnoreSpec.from_lines(lines)
 
     def ignores(self, path: Path, is_dir: bool) -> bool | None:
+        """True if ignored, False if re-included by a ``!`` pattern, None if no pattern matches."""
         try:
             relative = path.absolute().relative_to(self.base).as_posix()
         except ValueError:
             return None
-        verdict = None
-        for pattern, negate, only_dirs, anchored in self.patterns:
-            if only_dirs and not is_dir:
-                continue
-            subject = relative if anchored else path.name
-            if fnmatchcase(subject, pattern) or fnmatchcase(subject, pattern.replace("**/", "")):
-                verdict = not negate
-        return verdict
+        return self.spec.check_file(relative + "/" if is_dir else relative).include
 
 
 def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
@@ -139,19 +126,27 @@ def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skip
 
 
 def _gitignore_in(folder: Path) -> list[_GitIgnore]:
-    path = folder / ".gitignore"
+    return _ignore_file(folder / ".gitignore", folder)
+
+
+def _ignore_file(path: Path, base: Path) -> list[_GitIgnore]:
     try:
-        return [_GitIgnore(folder, path.read_text(encoding="utf-8", errors="replace").splitlines())]
+        return [_GitIgnore(base, path.read_text(encoding="utf-8", errors="replace").splitlines())]
     except OSError:
         return []
 
 
 def _parent_gitignores(top: Path) -> list[_GitIgnore]:
-    """.gitignore files above ``top`` up to the repository root."""
-    found: list[_GitIgnore] = []
-    for folder in top.absolute().parents:
-        found = [*_gitignore_in(folder), *found]
+    """What applies to ``top`` from outside it, lowest precedence first: the repository's
+    ``.git/info/exclude``, then the ``.gitignore`` files from the repository root down to ``top``'s
+    parent. Outside a repository, nothing."""
+    top = top.absolute()
+    chain = [top, *top.parents]
+    for depth, folder in enumerate(chain):
         if (folder / ".git").exists():
+            found = _ignore_file(folder / ".git" / "info" / "exclude", folder)
+            for above in reversed(chain[1 : depth + 1]):
+                found += _gitignore_in(above)
             return found
     return []
 

@@ -1,0 +1,66 @@
+"""Paths to files: .gitignore as git reads it, missing paths, and runs that find no Python file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+VIOLATION = "import torch\ny = x.cuda()\n"
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "torchperf_lint", "--no-cache", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+
+
+def linted(result: subprocess.CompletedProcess[str]) -> list[str]:
+    return sorted(line.split(":")[0] for line in result.stdout.splitlines() if ": TPL" in line)
+
+
+def make(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_gitignore_is_read_as_git_reads_it_with_nested_files_globstars_and_negation(tmp_path):
+    (tmp_path / ".git").mkdir()
+    make(
+        tmp_path,
+        {
+            ".gitignore": "/scripts/*.py\n**/generated/\n*_tmp.py\ndocs/**\n",
+            ".git/info/exclude": "local_only.py\n",
+            "pkg/.gitignore": "!keep_tmp.py\n/legacy/**/old_*.py\n",
+            "scripts/run.py": VIOLATION,  # ignored: /scripts/*.py
+            "scripts/tools/helper.py": VIOLATION,  # kept: `*` in an anchored pattern stops at `/`
+            "pkg/a/generated/out.py": VIOLATION,  # ignored: **/generated/ at any depth
+            "pkg/scratch_tmp.py": VIOLATION,  # ignored
+            "pkg/keep_tmp.py": VIOLATION,  # kept: re-included by the nested .gitignore
+            "pkg/legacy/old_a.py": VIOLATION,  # ignored: ** matches zero folders
+            "pkg/legacy/v1/v2/old_b.py": VIOLATION,  # ignored
+            "pkg/legacy/v1/new.py": VIOLATION,  # kept
+            "pkg/sub/legacy/old_c.py": VIOLATION,  # kept: the nested pattern is anchored to pkg/
+            "docs/conf.py": VIOLATION,  # ignored: docs/**
+            "local_only.py": VIOLATION,  # ignored: .git/info/exclude
+        },
+    )
+    assert linted(cli(".", cwd=tmp_path)) == [
+        "pkg/keep_tmp.py",
+        "pkg/legacy/v1/new.py",
+        "pkg/sub/legacy/old_c.py",
+        "scripts/tools/helper.py",
+    ]
+
+
+def test_respect_gitignore_false_lints_ignored_files(tmp_path):
+    (tmp_path / ".git").mkdir()
+    make(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.torchperf-lint]\nrespect-gitignore = false\n",
+            ".gitignore": "ignored.py\n",
+            "ignored.py": VIOLATION,
+        },
+    )
+    assert linted(cli(".", cwd=tmp_path)) == ["ignored.py"]
