@@ -64,3 +64,26 @@ def test_respect_gitignore_false_lints_ignored_files(tmp_path):
         },
     )
     assert linted(cli(".", cwd=tmp_path)) == ["ignored.py"]
+
+
+def test_a_missing_path_is_an_error_and_the_run_never_claims_success(tmp_path):
+    make(tmp_path, {"clean.py": "x = 1\n", "bad.py": VIOLATION})
+    alone = cli("nope.py", "clean.py", cwd=tmp_path)
+    assert alone.returncode == 2
+    assert alone.stderr == "torchperf-lint: error: nope.py: no such file or directory\n"
+    assert alone.stdout == ""
+    with_findings = cli("nope.py", "bad.py", cwd=tmp_path)
+    assert with_findings.returncode == 2
+    assert with_findings.stdout.splitlines() == [
+        "bad.py:2:5: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+        "Found 1 error.",
+        "1 hidden fix can be enabled with the `--unsafe-fixes` option.",
+    ]
+
+
+def test_no_python_files_warns_as_ruff_does(tmp_path):
+    make(tmp_path, {"notes/readme.txt": "text\n"})
+    result = cli("notes", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stderr == "torchperf-lint: warning: No Python files found under the given path(s)\n"
+    assert result.stdout == "All checks passed!\n"

@@ -22,6 +22,14 @@ class Skipped:
     path: Path
     reason: str
 
+    @property
+    def missing(self) -> bool:
+        """A path the user gave that does not exist: an error, not a warning."""
+        return self.reason == MISSING
+
+
+MISSING = "no such file or directory"
+
 
 class _GitIgnore:
     """One ignore file (a ``.gitignore`` or ``.git/info/exclude``), read by pathspec as git reads it:
@@ -63,7 +71,7 @@ def discover(
     skipped: list[Skipped] = []
     for given in paths:
         if not given.exists():
-            skipped.append(Skipped(given, "no such file or directory"))
+            skipped.append(Skipped(given, MISSING))
             continue
         settings = settings_of(given)
         patterns = settings.exclude + settings.extend_exclude

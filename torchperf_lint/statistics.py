@@ -42,7 +42,8 @@ def summary(findings: list[Diagnostic], fixed: list[Diagnostic], *, unsafe: bool
         if safe:
             lines.append(f"[*] {safe} fixable with the `--fix` option.")
         if hidden:
-            lines.append(f"{hidden} hidden fixes can be enabled with the `--unsafe-fixes` option.")
+            fixes = "fix" if hidden == 1 else "fixes"
+            lines.append(f"{hidden} hidden {fixes} can be enabled with the `--unsafe-fixes` option.")
     return "".join(text + "\n" for text in lines)
 
 

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         _echo_stdin(jobs, rewrites)
     stdin_fixed = args.fix and any(job.data is not None for job in jobs)
     with _report_stream(args, stdin_fixed) as out:
-        _report(args, project_for(Path.cwd(), overrides).settings.root, jobs, findings, fixed, out)
+        _report(args, project_for(Path.cwd(), overrides).settings.root, jobs, findings, fixed, missing, out)
     if missing:
         return ExitCode.ERROR
     if fixed and args.exit_non_zero_on_fix:
@@ -81,9 +81,13 @@ def _jobs(args: argparse.Namespace, overrides: Overrides) -> tuple[list[Job], bo
 
     files, skipped = discover(paths, settings_of, force_exclude=args.force_exclude) if paths else ([], [])
     for skip in skipped:
-        print(f"torchperf-lint: warning: {skip.path}: {skip.reason}", file=sys.stderr)
+        level = "error" if skip.missing else "warning"
+        print(f"torchperf-lint: {level}: {skip.path}: {skip.reason}", file=sys.stderr)
+    missing = any(skip.missing for skip in skipped)
+    if paths and not files and not missing:
+        print("torchperf-lint: warning: No Python files found under the given path(s)", file=sys.stderr)
     jobs += [Job(path, str(path), settings_for(path, overrides)) for path in files]
-    return jobs, any(skip.reason == "no such file or directory" for skip in skipped)
+    return jobs, missing
 
 
 def _add_noqa(jobs: list[Job], findings: list[Diagnostic]) -> ExitCode:
@@ -146,8 +150,11 @@ def _report(
     jobs: list[Job],
     findings: list[Diagnostic],
     fixed: list[Diagnostic],
+    missing: bool,
     out: TextIO,
 ) -> None:
+    """The findings in the chosen format; for people, a closing summary, which never claims
+    success when a path given could not be found."""
     human = args.output_format in HUMAN_FORMATS
     if args.statistics:
         out.write(statistics.render(findings, as_json=not human, unsafe=args.unsafe_fixes))
@@ -156,7 +163,7 @@ def _report(
         out.write(REPORTERS[args.output_format](findings, ReportContext(root, sources)))
     if args.show_fixes and fixed:
         out.write(statistics.fixed_summary(fixed))
-    if human and not args.quiet:
+    if human and not args.quiet and not (missing and not findings and not fixed):
         out.write(statistics.summary(findings, fixed, unsafe=args.unsafe_fixes, fixing=args.fix))
 
 
