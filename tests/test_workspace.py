@@ -82,3 +82,44 @@ def test_config_flag_applies_one_file_to_every_path(monorepo, tmp_path):
     assert codes == ["TPL003", "TPL003"]
     overrides = Overrides(config=alternative)
     assert settings_for(monorepo / "pb" / "src" / "pb" / "routes.py", overrides).settings.source == alternative
+
+
+@pytest.fixture
+def src_layout(tmp_path: Path) -> Path:
+    """A ``src/`` project whose routers are prevalidated by glob, and a namespace package."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.torchperf-lint]\nprevalidated = ["pkg.routes._*", "ns.sub.routes._*"]\n'
+        'namespace-packages = ["src/ns"]\n'
+    )
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "routes.py").write_text(ROUTES)
+    (tmp_path / "src" / "ns" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "ns" / "sub" / "routes.py").write_text(ROUTES)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", ["src/pkg/routes.py", "src/ns/sub/routes.py"], ids=["package", "namespace"])
+def test_stdin_names_the_module_as_a_file_run_does(src_layout, name):
+    from_file = cli(name, "--select", "TPL005", cwd=src_layout)
+    from_stdin = cli("-", "--stdin-filename", name, "--select", "TPL005", cwd=src_layout, stdin=ROUTES)
+    module = ".".join(Path(name).with_suffix("").parts[1:])
+    expected = [
+        f"{name}:5:5: TPL005 `assert` re-validates inside caller-prevalidated `{module}._route`; "
+        "validate once at the public entry"
+    ]
+    assert from_file.stdout.splitlines() == expected
+    assert from_stdin.stdout.splitlines() == expected
+
+
+def test_stdin_filename_alone_reads_stdin(src_layout):
+    result = cli("--stdin-filename", "src/pkg/routes.py", "--select", "TPL005", cwd=src_layout, stdin=ROUTES)
+    assert result.returncode == 1
+    assert [line.split(" ")[0] for line in result.stdout.splitlines()] == ["src/pkg/routes.py:5:5:"]
+
+
+def test_without_namespace_packages_a_folder_without_init_is_not_a_package(src_layout):
+    (src_layout / "pyproject.toml").write_text('[tool.torchperf-lint]\nprevalidated = ["ns.sub.routes._*"]\n')
+    forget()
+    assert settings_for(src_layout / "src" / "ns" / "sub" / "routes.py").module_name == "routes"
+    assert cli("src/ns/sub/routes.py", "--select", "TPL005", cwd=src_layout).stdout == ""

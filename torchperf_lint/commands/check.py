@@ -68,8 +68,9 @@ def _refuse_conflicts(args: argparse.Namespace) -> None:
 
 
 def _jobs(args: argparse.Namespace, overrides: Overrides) -> tuple[list[Job], bool]:
-    """The files to lint (stdin first), and whether an explicitly given path was missing."""
-    paths = args.paths or [Path(".")]
+    """The files to lint (stdin first), and whether an explicitly given path was missing.
+    ``--stdin-filename`` with no path reads standard input, as in Ruff."""
+    paths = args.paths or [Path("-" if args.stdin_filename else ".")]
     jobs: list[Job] = []
     if any(str(p) == "-" for p in paths):
         display = args.stdin_filename or "-"
