@@ -4,6 +4,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from torchperf_lint import cli
+from torchperf_lint.commands import check
+
 EXAMPLES = Path(__file__).parent.parent / "examples" / "violations"
 
 
@@ -46,3 +51,29 @@ def test_noqa_suppresses_and_unused_noqa_is_reported(tmp_path):
     (tmp_path / "a.py").write_text(source)
     result = run("a.py", "-q", cwd=tmp_path)
     assert result.stdout == "a.py:3:8: TPL901 Unused `noqa` directive (unused: `TPL001`)\n"
+
+
+@pytest.fixture
+def crashing_check(monkeypatch):
+    def crash(args):
+        raise RuntimeError("the engine broke")
+
+    monkeypatch.setattr(check, "run", crash)
+
+
+def test_an_internal_error_exits_2_with_one_line_and_no_traceback(crashing_check, capsys):
+    assert cli.main(["check", "x.py"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "torchperf-lint: error: internal error (RuntimeError: the engine broke); "
+        "run with --verbose for the traceback and please report it\n"
+    )
+
+
+@pytest.mark.parametrize("flag", ["--verbose", "-v"])
+def test_verbose_shows_the_traceback_of_an_internal_error(crashing_check, capsys, flag):
+    assert cli.main(["check", flag, "x.py"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):")
+    assert "RuntimeError: the engine broke" in err
+    assert err.endswith("torchperf-lint: error: internal error (RuntimeError: the engine broke)\n")

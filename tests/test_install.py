@@ -91,6 +91,17 @@ def test_wheel_in_a_fresh_venv_imports_and_runs(wheel, tmp_path):
     ), result.stderr
 
 
+def test_a_source_checkout_shadowing_the_installed_wheel_still_runs(wheel, tmp_path):
+    """``python -m torchperf_lint`` in the repository root imports the source folder, not the
+    installed package; the rule pack, mapped into the namespace only at build time, must still load."""
+    python = fresh_venv(tmp_path / "venv")
+    checked(python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", wheel, cwd=tmp_path)
+    command = [python, "-m", "torchperf_lint", "--no-cache", "-q", "examples/violations/router.py"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert [line.split(" ")[1] for line in result.stdout.splitlines()] == ["TPL002", "TPL003", "TPL005", "TPL006"]
+
+
 def test_editable_install_serves_the_same_names():
     lines = subprocess.run(
         [sys.executable, "-c", PROBE], check=True, capture_output=True, text=True, cwd=ROOT.parent

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from pathlib import Path
 
 from torchperf_lint import __version__
@@ -22,13 +23,19 @@ def _codes(value: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS keeps a subcommand's default from overwriting a --verbose given before it.
+    common.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="show internal errors' tracebacks"
+    )
     parser = argparse.ArgumentParser(
         prog="torchperf-lint",
         description="Lint eager CPU PyTorch code against its performance contract.",
+        parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"torchperf-lint {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="lint files and directories (the default)")
+    check = commands.add_parser("check", parents=[common], help="lint files and directories (the default)")
     check.add_argument("paths", nargs="*", type=Path, help="files or directories; '-' reads stdin")
     check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces config)")
     check.add_argument("--extend-select", type=_codes, help="codes or prefixes to enable in addition")
@@ -54,29 +61,35 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true", help="exclude even paths given explicitly")
     check.add_argument("--extend-exclude", type=_codes, help="more globs to exclude")
     check.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
-    rule = commands.add_parser("rule", help="explain one rule")
+    rule = commands.add_parser("rule", parents=[common], help="explain one rule")
     rule.add_argument("code")
     rule.add_argument("--output-format", choices=["text", "json"], default="text")
-    rules = commands.add_parser("rules", help="list every rule")
+    rules = commands.add_parser("rules", parents=[common], help="list every rule")
     rules.add_argument("--output-format", choices=["text", "json", "markdown"], default="text")
-    skill = commands.add_parser("skill", help="the reviewers' agent skill").add_subparsers(
+    skill = commands.add_parser("skill", parents=[common], help="the reviewers' agent skill").add_subparsers(
         dest="action", required=True
     )
-    render = skill.add_parser("render", help="re-render references/rules.md from the rule catalog")
+    render = skill.add_parser(
+        "render", parents=[common], help="re-render references/rules.md from the rule catalog"
+    )
     render.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     render.add_argument("--dir", type=Path, help="the skill folder (default: the one shipped with the package)")
-    install = skill.add_parser("install", help="copy the skill into a project")
+    install = skill.add_parser("install", parents=[common], help="copy the skill into a project")
     install.add_argument("--dest", type=Path, default=DEFAULT_SKILL_DESTINATION, help="default: .agents/skills")
     install.add_argument("--force", action="store_true", help="overwrite local edits")
-    handoff = commands.add_parser("handoff", help="render or check a benchmark handoff report")
+    handoff = commands.add_parser("handoff", parents=[common], help="render or check a benchmark handoff report")
     handoff_actions = handoff.add_subparsers(dest="action", required=True)
-    handoff_render = handoff_actions.add_parser("render", help="render a report from benchmark results JSON")
+    handoff_render = handoff_actions.add_parser(
+        "render", parents=[common], help="render a report from benchmark results JSON"
+    )
     handoff_render.add_argument("results", type=Path)
     handoff_render.add_argument("--notes", type=Path, help="Markdown with one '## Section' per section it adds to")
     handoff_render.add_argument("-o", "--output", type=Path, help="default: stdout")
-    handoff_check = handoff_actions.add_parser("check", help="exit 1 listing missing or empty sections")
+    handoff_check = handoff_actions.add_parser(
+        "check", parents=[common], help="exit 1 listing missing or empty sections"
+    )
     handoff_check.add_argument("report", type=Path)
-    clean = commands.add_parser("clean", help="delete the findings cache")
+    clean = commands.add_parser("clean", parents=[common], help="delete the findings cache")
     clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser
 
@@ -99,6 +112,22 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.ERROR
     except KeyboardInterrupt:
         return ExitCode.ERROR
+    except Exception as error:  # a bug: exit 2, never 1, which CI and pre-commit read as "findings"
+        return _internal_error(error, verbose=getattr(args, "verbose", False))
+
+
+def _internal_error(error: Exception, *, verbose: bool) -> ExitCode:
+    """One line naming the error; the traceback only with ``--verbose``."""
+    what = f"internal error ({type(error).__name__}: {error})"
+    if verbose:
+        traceback.print_exc()
+        print(f"torchperf-lint: error: {what}", file=sys.stderr)
+    else:
+        print(
+            f"torchperf-lint: error: {what}; run with --verbose for the traceback and please report it",
+            file=sys.stderr,
+        )
+    return ExitCode.ERROR
 
 
 def _dispatch(args: argparse.Namespace) -> int:
