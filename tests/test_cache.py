@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from torchperf_lint import cli, runner
+from torchperf_lint import cli, engine, runner
 from torchperf_lint.cache import DIRECTORY_NAME
 
 FILES = {
@@ -29,13 +29,13 @@ def tree(tmp_path: Path, monkeypatch) -> Path:
 def parses(monkeypatch) -> list[str]:
     """Paths the engine was asked to lint (every parse goes through it)."""
     seen: list[str] = []
-    real = runner.lint_bytes
+    real = engine.lint_bytes
 
     def spy(data, options):
         seen.append(options.path)
         return real(data, options)
 
-    monkeypatch.setattr(runner, "lint_bytes", spy)
+    monkeypatch.setattr(engine, "lint_bytes", spy)
     return seen
 
 

@@ -77,3 +77,11 @@ def test_verbose_shows_the_traceback_of_an_internal_error(crashing_check, capsys
     assert err.startswith("Traceback (most recent call last):")
     assert "RuntimeError: the engine broke" in err
     assert err.endswith("torchperf-lint: error: internal error (RuntimeError: the engine broke)\n")
+
+
+def test_a_bare_command_shows_the_help():
+    result = run()
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: torchperf-lint [-h]")
+    assert "Lint eager CPU PyTorch code against its performance contract." in result.stderr
+    assert "{check,rule,rules,skill,handoff,clean}" in result.stderr

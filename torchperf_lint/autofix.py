@@ -16,6 +16,7 @@ import libcst as cst
 
 from torchperf_lint import fixes
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.fixes import is_fixable
 
 #: Each round applies every non-overlapping fix; overlapping ones wait for the next round.
 MAX_ROUNDS = 10
@@ -26,10 +27,6 @@ class FixOutcome:
     text: str
     applied: list[Diagnostic]  # findings whose fix went in, at their original positions
     remaining: list[Diagnostic]  # findings of the fixed text
-
-
-def is_fixable(finding: Diagnostic, unsafe: bool) -> bool:
-    return finding.fix is not None and (unsafe or finding.fix.applicability == fixes.SAFE)
 
 
 def fix_text(

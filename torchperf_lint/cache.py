@@ -9,10 +9,10 @@ has the wrong shape is treated as a miss and rewritten, never trusted.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
-import sys
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -88,12 +88,11 @@ def clear(directory: Path) -> bool:
 
 @cache
 def code_fingerprint(modules: tuple[str, ...]) -> str:
-    """The tool version plus size and mtime of the engine's files and of the given rule modules,
-    so editing a rule in a development checkout invalidates what it cached."""
+    """The tool version plus size and mtime of the engine's files and of the given rule modules
+    (found without importing them), so editing a rule in a development checkout invalidates what
+    it cached."""
     files = sorted(Path(__file__).parent.rglob("*.py"))
-    files += [
-        Path(sys.modules[name].__file__) for name in modules if getattr(sys.modules.get(name), "__file__", None)
-    ]
+    files += [Path(origin) for origin in map(_origin, modules) if origin is not None]
     parts = [__version__]
     for file in files:
         try:
@@ -102,6 +101,14 @@ def code_fingerprint(modules: tuple[str, ...]) -> str:
             continue
         parts.append(f"{file}:{stat.st_size}:{stat.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _origin(module: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None else None
 
 
 def _item(finding: Diagnostic) -> list[object]:

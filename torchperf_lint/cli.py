@@ -11,9 +11,9 @@ from torchperf_lint import __version__
 from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIR
 from torchperf_lint.config import ConfigError
 from torchperf_lint.exit_codes import ExitCode
+from torchperf_lint.registry import RegistryError
 from torchperf_lint.reporters import REPORTERS
 from torchperf_lint.selection import UsageError
-from torchperf_lint.skills import DEFAULT_DESTINATION as DEFAULT_SKILL_DESTINATION
 
 _COMMANDS = {"check", "rule", "rules", "clean", "skill", "handoff"}
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Lint eager CPU PyTorch code against its performance contract.",
         parents=[common],
     )
-    parser.add_argument("--version", action="version", version=f"torchperf-lint {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"torchperf-lint {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", parents=[common], help="lint files and directories (the default)")
     check.add_argument("paths", nargs="*", type=Path, help="files or directories; '-' reads stdin")
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     render.add_argument("--dir", type=Path, help="the skill folder (default: the one shipped with the package)")
     install = skill.add_parser("install", parents=[common], help="copy the skill into a project")
-    install.add_argument("--dest", type=Path, default=DEFAULT_SKILL_DESTINATION, help="default: .agents/skills")
+    install.add_argument("--dest", type=Path, help="default: .agents/skills")
     install.add_argument("--force", action="store_true", help="overwrite local edits")
     handoff = commands.add_parser("handoff", parents=[common], help="render or check a benchmark handoff report")
     handoff_actions = handoff.add_subparsers(dest="action", required=True)
@@ -96,7 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in _COMMANDS and argv[0] not in {"-h", "--help", "--version"}:
+    if not argv:  # as Ruff does: the help, and the exit code of a usage error
+        build_parser().print_help(sys.stderr)
+        return ExitCode.ERROR
+    if argv[0] not in _COMMANDS and argv[0] not in {"-h", "--help", "-V", "--version"}:
         argv.insert(0, "check")
     try:
         args = build_parser().parse_args(argv)
@@ -104,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.ERROR if exit_.code not in (0, None) else ExitCode.CLEAN
     try:
         return _dispatch(args)
-    except (ConfigError, UsageError) as error:
+    except (ConfigError, RegistryError, UsageError) as error:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
         return ExitCode.ERROR
     except OSError as error:

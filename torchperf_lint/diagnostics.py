@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 from torchperf_lint.fixes import Fix
 
+#: The code of a file that cannot be read, decoded or parsed.
+SYNTAX_ERROR = "TPL900"
+
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:

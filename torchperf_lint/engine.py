@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from dataclasses import dataclass
 
 import libcst as cst
 
 from torchperf_lint import suppression
 from torchperf_lint.context import FileContext
-from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
 from torchperf_lint.dispatch import Dispatcher, has_visitors
 from torchperf_lint.fixes import Edit, Fix, PendingFix
 from torchperf_lint.rule import Rule
+from torchperf_lint.source import decode
 from torchperf_lint.toolkit import traversal
 from torchperf_lint.toolkit.scopes import ScopeBuilder
-
-SYNTAX_ERROR = "TPL900"
 
 
 @dataclass(frozen=True)
@@ -33,23 +30,6 @@ class FileOptions:
     prevalidated: tuple[str, ...] = ()
     primitives: tuple[str, ...] = ()
     ignore_noqa: bool = False
-
-    def fingerprint(self) -> str:
-        """Everything besides the bytes and the tool's code that decides this file's findings."""
-        rules = ",".join(f"{cls.code}={cls.__module__}.{cls.__qualname__}" for cls in self.rules)
-        globs = f"{self.prevalidated}|{self.primitives}"
-        return "\n".join((self.module_name, rules, ",".join(sorted(self.enabled)), globs, str(self.ignore_noqa)))
-
-
-def encoding_of(data: bytes) -> str:
-    """The source encoding per PEP 263: coding cookie or BOM (``utf-8-sig``), UTF-8 by default."""
-    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-
-
-def decode(data: bytes) -> str:
-    """Source text per PEP 263, without a BOM (``text.encode(encoding_of(data))`` restores it)."""
-    text = data.decode(encoding_of(data))
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:

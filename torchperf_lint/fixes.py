@@ -8,10 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import libcst as cst
+if TYPE_CHECKING:  # findings and their fixes are read back from the cache without LibCST
+    import libcst as cst
+
+    from torchperf_lint.diagnostics import Diagnostic
 
 SAFE, UNSAFE = "safe", "unsafe"
+
+
+def is_fixable(finding: Diagnostic, unsafe: bool) -> bool:
+    """Whether ``--fix`` applies this finding's fix (unsafe ones only with ``--unsafe-fixes``)."""
+    return finding.fix is not None and (unsafe or finding.fix.applicability == SAFE)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,12 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from torchperf_lint.autofix import fix_text, is_fixable, write_atomically
+from torchperf_lint.autofix import fix_text, write_atomically
 from torchperf_lint.diagnostics import Diagnostic
-from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, decode, encoding_of, lint_bytes
+from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, lint_bytes
+from torchperf_lint.fixes import is_fixable
 from torchperf_lint.runner import Job, options_for
+from torchperf_lint.source import decode, encoding_of
 from torchperf_lint.suppression import UNUSED_NOQA, add_directives
 
 

@@ -1,4 +1,8 @@
-"""Lints many files: serial for a handful, a process pool when the batch pays for it."""
+"""Lints many files: serial for a handful, a process pool when the batch pays for it.
+
+Cache hits are served from the rule catalog alone: the engine, the rule classes and LibCST are
+imported only when some file must actually be linted.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,15 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from torchperf_lint.cache import Cache, code_fingerprint
-from torchperf_lint.diagnostics import Diagnostic
-from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, lint_bytes
-from torchperf_lint.registry import all_rules
+from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
+from torchperf_lint.registry import catalog
 from torchperf_lint.workspace import FileSettings
+
+if TYPE_CHECKING:
+    from torchperf_lint.engine import FileOptions
 
 #: Below this many files, starting worker processes costs more than it saves.
 POOL_THRESHOLD = 32
@@ -27,13 +34,15 @@ class Job:
 
 
 def options_for(job: Job, ignore_noqa: bool = False) -> FileOptions:
-    """The rules and knobs the engine applies to one job's file."""
-    rules = all_rules()
+    """The rules and knobs the engine applies to one job's file (this imports the rule classes)."""
+    from torchperf_lint.engine import FileOptions
+    from torchperf_lint.registry import all_rules
+
     file = job.settings
     return FileOptions(
         path=job.display,
         module_name=file.module_name,
-        rules=tuple(cls for code, cls in rules.items() if code in file.enabled),
+        rules=tuple(cls for code, cls in all_rules().items() if code in file.enabled),
         enabled=file.enabled,
         prevalidated=file.settings.prevalidated,
         primitives=file.settings.primitives,
@@ -41,26 +50,47 @@ def options_for(job: Job, ignore_noqa: bool = False) -> FileOptions:
     )
 
 
-def lint_job(job: Job, options: FileOptions, cache_dir: Path | None = None) -> list[Diagnostic]:
-    """One file's findings, stored in the cache when ``cache_dir`` is given (``run`` has already
-    looked the file up there, so a worker never asks the cache twice)."""
+def fingerprint(job: Job, ignore_noqa: bool = False) -> str:
+    """Everything besides its bytes that decides a job's findings: the tool's code (engine and
+    active rule modules), the file's module name, the classes of its enabled rules and the project
+    settings rules read. Built from the catalog, so a cache hit imports no rule."""
+    rules = catalog()
+    file = job.settings
+    active = sorted(code for code in file.enabled if code in rules)
+    classes = ",".join(f"{code}={rules[code].module}.{rules[code].qualname}" for code in active)
+    code = code_fingerprint(tuple(sorted({rules[code].module for code in active})))
+    knobs = f"{file.settings.prevalidated}|{file.settings.primitives}|{ignore_noqa}"
+    return "\n".join((code, file.module_name, classes, ",".join(sorted(file.enabled)), knobs))
+
+
+#: Where a job's findings are stored: its project's cache folder and the job's fingerprint.
+Store = tuple[Path, str]
+
+
+def lint_job(job: Job, options: FileOptions, store: Store | None = None) -> list[Diagnostic]:
+    """One file's findings, kept in the cache when ``store`` is given (``run`` has already looked
+    the file up there, so a worker never asks the cache twice)."""
+    from torchperf_lint.engine import lint_bytes
+
     data = _read(job)
     if isinstance(data, list):
         return data
     findings = lint_bytes(data, options)
-    if cache_dir is not None and job.data is None:
-        store = Cache(cache_dir)
-        store.put(_cache_key(store, data, options), findings)
+    if store is not None and job.data is None:
+        folder, job_fingerprint = store
+        cache = Cache(folder)
+        cache.put(cache.key(data, job_fingerprint), findings)
     return findings
 
 
-def cached_findings(job: Job, options: FileOptions, cache_dir: Path) -> list[Diagnostic] | None:
+def cached_findings(job: Job, store: Store) -> list[Diagnostic] | None:
     """The findings the cache holds for this job, or None when it must be linted."""
     data = _read(job)
     if isinstance(data, list) or job.data is not None:
         return None
-    store = Cache(cache_dir)
-    return store.get(_cache_key(store, data, options), job.display)
+    folder, job_fingerprint = store
+    cache = Cache(folder)
+    return cache.get(cache.key(data, job_fingerprint), job.display)
 
 
 def _read(job: Job) -> bytes | list[Diagnostic]:
@@ -74,11 +104,6 @@ def _read(job: Job) -> bytes | list[Diagnostic]:
         return [Diagnostic(job.display, 1, 1, SYNTAX_ERROR, f"File could not be read: {reason}", 1, 1)]
 
 
-def _cache_key(store: Cache, data: bytes, options: FileOptions) -> str:
-    rule_modules = tuple(sorted({cls.__module__ for cls in options.rules}))
-    return store.key(data, code_fingerprint(rule_modules) + "\n" + options.fingerprint())
-
-
 def _size(job: Job) -> int:
     if job.data is not None:
         return len(job.data)
@@ -88,37 +113,34 @@ def _size(job: Job) -> int:
         return 0
 
 
-def _lint_triple(triple: tuple[Job, FileOptions, Path | None]) -> list[Diagnostic]:
-    return lint_job(*triple)
+def _lint_task(task: tuple[Job, FileOptions, Store | None]) -> list[Diagnostic]:
+    return lint_job(*task)
 
 
 def run(
     jobs: Iterable[Job], workers: int | None = None, *, use_cache: bool = False, ignore_noqa: bool = False
 ) -> list[Diagnostic]:
     """Findings for every job, sorted by path, row and column. With ``use_cache``, each file's
-    findings are kept in its project's cache folder."""
-    triples = [
-        (job, options_for(job, ignore_noqa), job.settings.project.cache_dir if use_cache else None) for job in jobs
-    ]
+    findings are kept in its project's cache folder, and hits are served here, in this process."""
     findings: list[Diagnostic] = []
-    if use_cache:  # hits are served here, so a warm run never starts a worker
-        misses = []
-        for job, options, cache_dir in triples:
-            cached = cached_findings(job, options, job.settings.project.cache_dir)
-            if cached is None:
-                misses.append((job, options, cache_dir))
-            else:
-                findings.extend(cached)
-        triples = misses
+    misses: list[tuple[Job, Store | None]] = []
+    for job in jobs:
+        store = (job.settings.project.cache_dir, fingerprint(job, ignore_noqa)) if use_cache else None
+        cached = cached_findings(job, store) if store is not None else None
+        if cached is None:
+            misses.append((job, store))
+        else:
+            findings.extend(cached)
+    tasks = [(job, options_for(job, ignore_noqa), store) for job, store in misses]
     workers = workers if workers is not None else (os.cpu_count() or 1)
-    if workers > 1 and len(triples) >= POOL_THRESHOLD:
+    if workers > 1 and len(tasks) >= POOL_THRESHOLD:
         # Largest files first, one per task: the last task to finish is then a small one, so no
         # worker idles while another parses a big file (longest-processing-time-first scheduling).
-        triples.sort(key=lambda triple: _size(triple[0]), reverse=True)
+        tasks.sort(key=lambda task: _size(task[0]), reverse=True)
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for result in pool.map(_lint_triple, triples):
+            for result in pool.map(_lint_task, tasks):
                 findings.extend(result)
     else:
-        for triple in triples:
-            findings.extend(_lint_triple(triple))
+        for task in tasks:
+            findings.extend(_lint_task(task))
     return sorted(findings)

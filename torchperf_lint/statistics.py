@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from torchperf_lint.autofix import is_fixable
 from torchperf_lint.diagnostics import Diagnostic
-from torchperf_lint.registry import all_rules
+from torchperf_lint.fixes import is_fixable
+from torchperf_lint.registry import catalog
 
 
 def render(findings: list[Diagnostic], *, as_json: bool, unsafe: bool) -> str:
     """Findings per rule, most frequent first, as a table or a JSON list."""
-    rules = all_rules()
+    rules = catalog()
     counts = Counter(f.code for f in findings)
     fixable = {f.code for f in findings if is_fixable(f, unsafe)}
     rows = [
@@ -49,7 +49,7 @@ def summary(findings: list[Diagnostic], fixed: list[Diagnostic], *, unsafe: bool
 
 def fixed_summary(fixed: list[Diagnostic]) -> str:
     """``--show-fixes``: what was fixed, per file and rule."""
-    rules = all_rules()
+    rules = catalog()
     lines = [f"Fixed {len(fixed)} error{'s' if len(fixed) != 1 else ''}:"]
     for path in sorted({f.path for f in fixed}):
         lines.append(f"- {path}:")

@@ -7,20 +7,22 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from torchperf_lint import statistics
 from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import discover
-from torchperf_lint.engine import decode
 from torchperf_lint.exit_codes import ExitCode
 from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, ReportContext
-from torchperf_lint.rewrite import Rewrite, add_noqa, fix_jobs
 from torchperf_lint.runner import Job
 from torchperf_lint.runner import run as run_jobs
 from torchperf_lint.selection import UsageError
+from torchperf_lint.source import decode
 from torchperf_lint.workspace import Overrides, forget, project_for, settings_for
+
+if TYPE_CHECKING:
+    from torchperf_lint.rewrite import Rewrite
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -33,6 +35,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         return _add_noqa(jobs, findings)
     fixed: list[Diagnostic] = []
     if args.fix or args.diff:
+        from torchperf_lint.rewrite import fix_jobs  # LibCST: only when something may be rewritten
+
         rewrites = fix_jobs(jobs, findings, unsafe=args.unsafe_fixes, ignore_noqa=args.ignore_noqa)
         if args.diff:
             return _print_diffs(rewrites)
@@ -92,6 +96,8 @@ def _jobs(args: argparse.Namespace, overrides: Overrides) -> tuple[list[Job], bo
 
 
 def _add_noqa(jobs: list[Job], findings: list[Diagnostic]) -> ExitCode:
+    from torchperf_lint.rewrite import add_noqa
+
     added, skipped = add_noqa(jobs, findings)
     for path in skipped:
         print(f"torchperf-lint: warning: {path}: no directive could be added safely", file=sys.stderr)

@@ -6,7 +6,14 @@ import argparse
 import sys
 
 from torchperf_lint.exit_codes import ExitCode
-from torchperf_lint.skills import RULES_REFERENCE, drifted, install, source_folder, write_rules
+from torchperf_lint.skills import (
+    DEFAULT_DESTINATION,
+    RULES_REFERENCE,
+    drifted,
+    install,
+    source_folder,
+    write_rules,
+)
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -23,7 +30,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 
 def _install(args: argparse.Namespace) -> ExitCode:
-    target, edits = install(args.dest, force=args.force)
+    target, edits = install(args.dest or DEFAULT_DESTINATION, force=args.force)
     if edits:
         listed = ", ".join(edits)
         print(f"torchperf-lint: {target} has local edits ({listed}); use --force to overwrite", file=sys.stderr)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from torchperf_lint import __version__
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.registry import all_rules
 from torchperf_lint.reporters import ReportContext
-from torchperf_lint.rule import Rule
+
+if TYPE_CHECKING:
+    from torchperf_lint.rule import Rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/torchperf-lint/"
