@@ -85,3 +85,76 @@ def test_a_bare_command_shows_the_help():
     assert result.stderr.startswith("usage: torchperf-lint [-h]")
     assert "Lint eager CPU PyTorch code against its performance contract." in result.stderr
     assert "{check,rule,rules,skill,handoff,clean}" in result.stderr
+
+
+@pytest.mark.parametrize("output_format", ["sarif", "github", "json-lines"])
+def test_statistics_in_a_format_that_cannot_hold_them_is_a_usage_error(output_format):
+    result = run(str(EXAMPLES), "--statistics", "--output-format", output_format, "--no-cache")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"torchperf-lint: error: --statistics cannot be written as {output_format}; "
+        "use --output-format text, concise, full or json\n"
+    )
+
+
+def test_statistics_rows_are_sorted_by_count_then_code(tmp_path):
+    (tmp_path / "a.py").write_text(  # TPL104 comes first in the file, TPL003 twice
+        "import torch\n\ntorch.set_num_threads(1)\n\n\n@torch.compile\ndef f(x):\n    return x.cuda()\n"
+        "\n\ny = x.to('mps')\n"
+    )
+    result = run("a.py", "--statistics", "--no-cache", cwd=tmp_path)
+    assert result.stdout.splitlines()[:3] == [
+        "2\tTPL003\tdevice-route",
+        "1\tTPL002\t[*] compilation",
+        "1\tTPL104\tthread-setting",
+    ]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two"])
+def test_jobs_below_one_is_a_usage_error(value):
+    result = run(str(EXAMPLES), "--jobs", value)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "argument --jobs: must be a whole number of at least 1" in result.stderr
+
+
+def test_repeated_selection_flags_accumulate(tmp_path):
+    (tmp_path / "a.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef f(x):\n    torch.set_num_threads(1)\n    return x.cuda()\n"
+    )
+
+    def codes(*flags: str) -> list[str]:
+        return [
+            line.split(" ")[1]
+            for line in run("a.py", "-q", "--no-cache", *flags, cwd=tmp_path).stdout.splitlines()
+        ]
+
+    assert codes("--select", "TPL002", "--select", "TPL003") == ["TPL002", "TPL003"]
+    assert codes("--ignore", "TPL002", "--ignore", "TPL003") == ["TPL104"]
+    assert codes("--select", "TPL002", "--extend-select", "TPL003", "--extend-select", "TPL104") == [
+        "TPL002",
+        "TPL104",
+        "TPL003",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text", ['[tool.torchperf-lint]\nignore = ["TPL003"]\n', 'ignore = ["TPL003"]\n'], ids=["table", "bare"]
+)
+def test_config_file_may_hold_the_table_or_the_bare_keys(tmp_path, text):
+    (tmp_path / "alt.toml").write_text(text)
+    (tmp_path / "a.py").write_text("import torch\ny = x.cuda()\n")
+    result = run("a.py", "--config", "alt.toml", "--no-cache", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "All checks passed!\n", "")
+
+
+@pytest.mark.parametrize("key", ["select", "extend-select", "ignore"])
+def test_an_unknown_selector_in_config_names_the_file_and_key(tmp_path, key):
+    (tmp_path / "pyproject.toml").write_text(f'[tool.torchperf-lint]\n{key} = ["TPL7"]\n')
+    (tmp_path / "a.py").write_text("x = 1\n")
+    result = run("a.py", cwd=tmp_path)
+    assert result.returncode == 2
+    where = tmp_path.resolve() / "pyproject.toml"
+    assert (
+        result.stderr
+        == f"torchperf-lint: error: unknown rule selector `TPL7` in {where}: `tool.torchperf-lint.{key}`\n"
+    )

@@ -22,6 +22,16 @@ def _codes(value: str) -> list[str]:
     return [part for part in value.split(",") if part.strip()]
 
 
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {value!r}")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS keeps a subcommand's default from overwriting a --verbose given before it.
@@ -37,9 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", parents=[common], help="lint files and directories (the default)")
     check.add_argument("paths", nargs="*", type=Path, help="files or directories; '-' reads stdin")
-    check.add_argument("--select", type=_codes, help="codes or prefixes to enable (replaces config)")
-    check.add_argument("--extend-select", type=_codes, help="codes or prefixes to enable in addition")
-    check.add_argument("--ignore", type=_codes, help="codes or prefixes to disable")
+    check.add_argument(
+        "--select", type=_codes, action="extend", help="codes or prefixes to enable (replaces config)"
+    )
+    check.add_argument(
+        "--extend-select", type=_codes, action="extend", help="codes or prefixes to enable in addition"
+    )
+    check.add_argument("--ignore", type=_codes, action="extend", help="codes or prefixes to disable")
     check.add_argument("--config", type=Path, help="a pyproject.toml (or bare TOML table) to use")
     check.add_argument("--output-format", choices=sorted(REPORTERS), default="text")
     check.add_argument("-o", "--output-file", type=Path, help="write the report to this file instead of stdout")
@@ -59,8 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only")
     check.add_argument("--stdin-filename", help="the path stdin stands for (config, messages)")
     check.add_argument("--force-exclude", action="store_true", help="exclude even paths given explicitly")
-    check.add_argument("--extend-exclude", type=_codes, help="more globs to exclude")
-    check.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
+    check.add_argument("--extend-exclude", type=_codes, action="extend", help="more globs to exclude")
+    check.add_argument("--jobs", type=_positive, help="worker processes (default: one per core)")
     rule = commands.add_parser("rule", parents=[common], help="explain one rule")
     rule.add_argument("code")
     rule.add_argument("--output-format", choices=["text", "json"], default="text")

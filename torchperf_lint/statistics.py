@@ -11,13 +11,13 @@ from torchperf_lint.registry import catalog
 
 
 def render(findings: list[Diagnostic], *, as_json: bool, unsafe: bool) -> str:
-    """Findings per rule, most frequent first, as a table or a JSON list."""
+    """Findings per rule, most frequent first and then by code, as a table or a JSON list."""
     rules = catalog()
     counts = Counter(f.code for f in findings)
     fixable = {f.code for f in findings if is_fixable(f, unsafe)}
     rows = [
         {"code": code, "name": rules[code].name if code in rules else "", "count": n, "fixable": code in fixable}
-        for code, n in counts.most_common()
+        for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
     if as_json:
         return json.dumps(rows, indent=2) + "\n"

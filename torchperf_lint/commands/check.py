@@ -14,7 +14,7 @@ from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import discover
 from torchperf_lint.exit_codes import ExitCode
-from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, ReportContext
+from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, STATISTICS_FORMATS, ReportContext
 from torchperf_lint.runner import Job
 from torchperf_lint.runner import run as run_jobs
 from torchperf_lint.selection import UsageError
@@ -65,6 +65,9 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
 
 
 def _refuse_conflicts(args: argparse.Namespace) -> None:
+    if args.statistics and args.output_format not in STATISTICS_FORMATS:
+        usable = "text, concise, full or json"
+        raise UsageError(f"--statistics cannot be written as {args.output_format}; use --output-format {usable}")
     if args.add_noqa and (args.fix or args.diff):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     if args.fix and args.diff:
@@ -164,7 +167,7 @@ def _report(
     success when a path given could not be found."""
     human = args.output_format in HUMAN_FORMATS
     if args.statistics:
-        out.write(statistics.render(findings, as_json=not human, unsafe=args.unsafe_fixes))
+        out.write(statistics.render(findings, as_json=args.output_format == "json", unsafe=args.unsafe_fixes))
     else:
         sources = _sources(findings, jobs) if args.output_format == "full" else {}
         out.write(REPORTERS[args.output_format](findings, ReportContext(root, sources)))

@@ -38,3 +38,5 @@ def _reporters() -> dict[str, Reporter]:
 REPORTERS: dict[str, Reporter] = _reporters()
 #: Formats meant for people: these get the summary line and the statistics table.
 HUMAN_FORMATS = frozenset({"text", "concise", "full"})
+#: Formats ``--statistics`` can be written in: a table for people, or a JSON list.
+STATISTICS_FORMATS = HUMAN_FORMATS | {"json"}
