@@ -158,3 +158,13 @@ def test_an_unknown_selector_in_config_names_the_file_and_key(tmp_path, key):
         result.stderr
         == f"torchperf-lint: error: unknown rule selector `TPL7` in {where}: `tool.torchperf-lint.{key}`\n"
     )
+
+
+def test_a_noqa_for_a_code_that_does_not_exist_says_unknown(tmp_path):
+    source = "import torch\ny = x.cuda()  # noqa: TPL003, TPL999\nz = 1  # noqa: TPL998\n"
+    (tmp_path / "a.py").write_text(source)
+    result = run("a.py", "-q", "--no-cache", cwd=tmp_path)
+    assert result.stdout.splitlines() == [
+        "a.py:2:15: TPL901 Unused `noqa` directive (unknown: `TPL999`)",
+        "a.py:3:8: TPL901 Unused `noqa` directive (unknown: `TPL998`)",
+    ]

@@ -13,6 +13,7 @@ from torchperf_lint.context import FileContext
 from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
 from torchperf_lint.dispatch import Dispatcher, has_visitors
 from torchperf_lint.fixes import Edit, Fix, PendingFix
+from torchperf_lint.registry import known_codes
 from torchperf_lint.rule import Rule
 from torchperf_lint.source import decode
 from torchperf_lint.toolkit import traversal
@@ -61,7 +62,7 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
     if options.ignore_noqa:
         return sorted(findings)
     directives = suppression.find_directives(text, only_prefix=suppression.OWN_PREFIX)
-    return sorted(suppression.apply(options.path, findings, directives, options.enabled))
+    return sorted(suppression.apply(options.path, findings, directives, options.enabled, known_codes()))
 
 
 def _may_match(text: str, options: FileOptions) -> bool:

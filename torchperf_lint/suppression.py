@@ -66,9 +66,11 @@ def apply(
     findings: list[Diagnostic],
     directives: dict[int, Directive],
     enabled: frozenset[str],
+    known: frozenset[str],
     own_prefix: str = OWN_PREFIX,
 ) -> list[Diagnostic]:
-    """Drop suppressed findings and add TPL901 for directives that silenced nothing."""
+    """Drop suppressed findings and add TPL901 for directives that silenced nothing; ``known`` are
+    the registered codes (a code of ours that is not one of them is "unknown")."""
     kept: list[Diagnostic] = []
     used: dict[int, set[str]] = {}
     for finding in findings:
@@ -80,7 +82,7 @@ def apply(
     if UNUSED_NOQA not in enabled:
         return kept
     for directive in directives.values():
-        message = _unused_message(directive, used.get(directive.row, set()), enabled, own_prefix)
+        message = _unused_message(directive, used.get(directive.row, set()), enabled, known, own_prefix)
         if message is not None:
             kept.append(
                 Diagnostic(
@@ -96,10 +98,12 @@ def apply(
     return kept
 
 
-def _unused_message(directive: Directive, used: set[str], enabled: frozenset[str], own_prefix: str) -> str | None:
+def _unused_message(
+    directive: Directive, used: set[str], enabled: frozenset[str], known: frozenset[str], own_prefix: str
+) -> str | None:
     if directive.codes is None:
         return None  # a blanket directive may be another linter's; only our own codes can be unused
-    unused, disabled, duplicated, seen = [], [], [], set()
+    unused, disabled, unknown, duplicated, seen = [], [], [], [], set()
     for code in directive.codes:
         if not code.startswith(own_prefix):
             continue  # another tool's code
@@ -109,12 +113,13 @@ def _unused_message(directive: Directive, used: set[str], enabled: frozenset[str
         seen.add(code)
         if code in used:
             continue
-        (unused if code in enabled else disabled).append(code)
+        (unused if code in enabled else disabled if code in known else unknown).append(code)
     parts = [
         f"{label}: {', '.join(f'`{c}`' for c in codes)}"
         for label, codes in (
             ("unused", unused),
             ("non-enabled", disabled),
+            ("unknown", unknown),
             ("duplicated", duplicated),
         )
         if codes
