@@ -168,3 +168,10 @@ def test_a_noqa_for_a_code_that_does_not_exist_says_unknown(tmp_path):
         "a.py:2:15: TPL901 Unused `noqa` directive (unknown: `TPL999`)",
         "a.py:3:8: TPL901 Unused `noqa` directive (unknown: `TPL998`)",
     ]
+
+
+def test_handoff_render_reports_a_json_syntax_error_with_its_position(tmp_path):
+    (tmp_path / "results.json").write_text('{\n  "schema": "torchperf-bench/1",\n  "regions": [1,]\n}\n')
+    result = run("handoff", "render", "results.json", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "torchperf-lint: error: results.json:3:17: not valid JSON: Expecting value\n"

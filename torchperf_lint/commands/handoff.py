@@ -24,8 +24,11 @@ def run(args: argparse.Namespace) -> ExitCode:
         return ExitCode.FINDINGS if problems else ExitCode.CLEAN
     try:
         results = json.loads(args.results.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{args.results}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}") from None
+    try:
         report = render_handoff(results, args.notes.read_text(encoding="utf-8") if args.notes else "")
-    except (json.JSONDecodeError, ResultsError, KeyError) as error:
+    except (ResultsError, KeyError) as error:
         raise UsageError(f"{args.results}: not benchmark results in the documented schema: {error}") from None
     if args.output is None:
         sys.stdout.write(report)
