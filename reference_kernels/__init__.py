@@ -9,9 +9,25 @@ from __future__ import annotations
 __all__ = ["remap3d", "warp_affine3d"]
 
 
+#: Third-party modules the kernels import, all installed by the ``kernels`` extra.
+_EXTRA_MODULES = frozenset({"numpy", "scipy", "torch"})
+
+
 def __getattr__(name: str):
     if name in __all__:
-        from . import api
-
+        try:
+            from . import api
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] not in _EXTRA_MODULES:
+                raise
+            message = (
+                f"{__name__}.{name} needs {error.name}, which the `kernels` extra installs: "
+                "pip install 'torchperf-lint[kernels]'"
+            )
+            raise ModuleNotFoundError(message, name=error.name) from None
         return getattr(api, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

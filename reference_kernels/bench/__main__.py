@@ -11,10 +11,18 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-import torch
+try:
+    import torch
 
-from .measure import disagreement, peak_extra_mb, time_round_robin
-from .regions import FULL_DHW, NON_TORCH, QUICK_DHW, REGIONS, RIVALS, Region, build_call, public
+    from .measure import disagreement, peak_extra_mb, time_round_robin
+    from .regions import FULL_DHW, NON_TORCH, QUICK_DHW, REGIONS, RIVALS, Region, build_call, public
+except ModuleNotFoundError as missing:  # the kernels extra is not installed: say so, without a traceback
+    print(
+        f"the benchmark needs {missing.name}, which the `kernels` extra installs: "
+        "pip install 'torchperf-lint[kernels]'",
+        file=sys.stderr,
+    )
+    raise SystemExit(2) from None
 
 SCHEMA = "torchperf-bench/1"
 #: Timed samples and untimed warm-up calls per candidate.
