@@ -113,3 +113,24 @@ def test_a_warm_run_of_a_large_batch_starts_no_worker(tmp_path, monkeypatch, cap
     assert len(pools) == 1
     assert lint(capsys, "--jobs", "2") == cold
     assert len(pools) == 1
+
+
+def test_a_lone_file_outside_any_project_caches_in_the_current_project_root(tmp_path, monkeypatch, capsys):
+    """As Ruff does: a file with no configuration above it uses the project around the current
+    directory, and so that project's cache; with no project there either, the current directory."""
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
+    lone = tmp_path / "elsewhere" / "lone.py"
+    lone.parent.mkdir()
+    lone.write_text("import torch\ny = x.cuda()\n")
+    monkeypatch.chdir(project / "sub")
+    assert cli.main([str(lone), "-q"]) == 1
+    assert (project / DIRECTORY_NAME / "CACHEDIR.TAG").is_file()
+    assert not (project / "sub" / DIRECTORY_NAME).exists() and not (lone.parent / DIRECTORY_NAME).exists()
+    bare = tmp_path / "no-project"
+    bare.mkdir()
+    monkeypatch.chdir(bare)
+    assert cli.main([str(lone), "-q"]) == 1
+    assert (bare / DIRECTORY_NAME / "CACHEDIR.TAG").is_file()
+    capsys.readouterr()
