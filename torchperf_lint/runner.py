@@ -7,9 +7,10 @@ imported only when some file must actually be linted.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,11 +119,17 @@ def _lint_task(task: tuple[Job, FileOptions, Store | None]) -> list[Diagnostic]:
 
 
 def run(
-    jobs: Iterable[Job], workers: int | None = None, *, use_cache: bool = False, ignore_noqa: bool = False
+    jobs: Iterable[Job],
+    workers: int | None = None,
+    *,
+    use_cache: bool = False,
+    ignore_noqa: bool = False,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Diagnostic]:
     """Findings for every job, sorted by path, row and column. With ``use_cache``, each file's
-    findings are kept in its project's cache folder, and hits are served here, in this process."""
-    findings: list[Diagnostic] = []
+    findings are kept in its project's cache folder, and hits are served here, in this process.
+    ``progress`` is told how many files are done after each one."""
+    hits: list[list[Diagnostic]] = []
     misses: list[tuple[Job, Store | None]] = []
     for job in jobs:
         store = (job.settings.project.cache_dir, fingerprint(job, ignore_noqa)) if use_cache else None
@@ -130,17 +137,27 @@ def run(
         if cached is None:
             misses.append((job, store))
         else:
-            findings.extend(cached)
+            hits.append(cached)
     tasks = [(job, options_for(job, ignore_noqa), store) for job, store in misses]
+    findings: list[Diagnostic] = []
+    for done, result in enumerate(chain(hits, _lint_all(tasks, workers)), start=1):
+        findings.extend(result)
+        if progress is not None:
+            progress(done)
+    return sorted(findings)
+
+
+def _lint_all(
+    tasks: list[tuple[Job, FileOptions, Store | None]], workers: int | None
+) -> Iterator[list[Diagnostic]]:
+    """Each task's findings, in a process pool when the batch is large enough to pay for one."""
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if workers > 1 and len(tasks) >= POOL_THRESHOLD:
         # Largest files first, one per task: the last task to finish is then a small one, so no
         # worker idles while another parses a big file (longest-processing-time-first scheduling).
         tasks.sort(key=lambda task: _size(task[0]), reverse=True)
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for result in pool.map(_lint_task, tasks):
-                findings.extend(result)
+            yield from pool.map(_lint_task, tasks)
     else:
         for task in tasks:
-            findings.extend(_lint_task(task))
-    return sorted(findings)
+            yield _lint_task(task)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from torchperf_lint import statistics
+from torchperf_lint import progress, statistics
 from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import discover
@@ -30,7 +31,14 @@ def run(args: argparse.Namespace) -> ExitCode:
     forget()  # each run reads the configuration as it is now
     overrides = overrides_from(args)
     jobs, missing = _jobs(args, overrides)
-    findings = run_jobs(jobs, workers=args.jobs, use_cache=not args.no_cache, ignore_noqa=args.ignore_noqa)
+    with _progress(args, len(jobs)) as on_file_done:
+        findings = run_jobs(
+            jobs,
+            workers=args.jobs,
+            use_cache=not args.no_cache,
+            ignore_noqa=args.ignore_noqa,
+            progress=on_file_done,
+        )
     if args.add_noqa:
         return _add_noqa(jobs, findings)
     fixed: list[Diagnostic] = []
@@ -142,6 +150,20 @@ def _decoded_or_raw(data: bytes) -> str:
         return decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return data.decode("utf-8", errors="surrogateescape")
+
+
+@contextmanager
+def _progress(args: argparse.Namespace, total: int) -> Iterator[Callable[[int], None] | None]:
+    """A progress line on stderr for long runs at a terminal, erased before the report."""
+    human = args.output_format in HUMAN_FORMATS and not args.statistics
+    if not progress.wanted(sys.stderr, quiet=args.quiet, human_format=human, environ=os.environ):
+        yield None
+        return
+    line = progress.Progress(sys.stderr, total)
+    try:
+        yield line.update
+    finally:
+        line.close()
 
 
 @contextmanager
