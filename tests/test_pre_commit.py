@@ -20,17 +20,14 @@ pytestmark = pytest.mark.skipif(
     PRE_COMMIT is None or CONSOLE_SCRIPT is None, reason="needs pre-commit and the script"
 )
 
-LOCAL_CONFIG = """\
-repos:
-  - repo: local
-    hooks:
-      - id: torchperf-lint
-        name: torchperf-lint
-        entry: {script} check --force-exclude
-        language: system
-        types_or: [python, pyi]
-        require_serial: true
-"""
+README = ROOT / "README.md"
+
+
+def readme_local_hook() -> str:
+    """The README's complete ``repo: local`` block, which a user copies as it is."""
+    blocks = [part.split("```", 1)[0] for part in README.read_text().split("```yaml\n")[1:]]
+    (block,) = [block for block in blocks if "repo: local" in block]
+    return block
 
 
 def test_the_manifest_validates():
@@ -60,7 +57,8 @@ def test_the_hook_fails_on_a_finding_and_passes_after_the_fix(tmp_path):
         return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
 
     sh("git", "init", "-q")
-    (repo / ".pre-commit-config.yaml").write_text(LOCAL_CONFIG.format(script=CONSOLE_SCRIPT))
+    config = readme_local_hook().replace("entry: torchperf-lint ", f"entry: {CONSOLE_SCRIPT} ")
+    (repo / ".pre-commit-config.yaml").write_text(config)
     (repo / "kernel.py").write_text("import torch\n\n\n@torch.compile\ndef warp(v):\n    return v\n")
     (repo / "notes.txt").write_text("not python\n")
     sh("git", "add", ".")

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m torchperf_lint.reference_kernels.bench")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="one size, fewer samples (about 2 minutes)")
+    mode.add_argument("--quick", action="store_true", help="one size, fewer samples (about a minute)")
     mode.add_argument("--full", action="store_true", help="two sizes, every region (the default)")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--json", metavar="OUT", help="write the results here instead of stdout")
