@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
@@ -15,6 +14,7 @@ try:
     import torch
 
     from .measure import disagreement, peak_extra_mb, time_round_robin
+    from .provenance import provenance
     from .regions import FULL_DHW, NON_TORCH, QUICK_DHW, REGIONS, RIVALS, Region, build_call, public
 except ModuleNotFoundError as missing:  # the kernels extra is not installed: say so, without a traceback
     print(
@@ -24,12 +24,13 @@ except ModuleNotFoundError as missing:  # the kernels extra is not installed: sa
     )
     raise SystemExit(2) from None
 
-SCHEMA = "torchperf-bench/1"
+SCHEMA = "torchperf-bench/2"
 #: Timed samples and untimed warm-up calls per candidate.
 QUICK_SAMPLES, FULL_SAMPLES, WARMUP = 9, 21, 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parse(argv)
     sizes = [args.size] if args.size else [QUICK_DHW] if args.quick else [QUICK_DHW, FULL_DHW]
     samples = QUICK_SAMPLES if args.quick else FULL_SAMPLES
@@ -45,7 +46,12 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(_run_region(region, dhw, threads, samples))
                 print(_summary(rows[-1]), file=sys.stderr)
     _measure_memory(rows)
-    results = {"schema": SCHEMA, "environment": _environment(args), "regions": rows}
+    results = {
+        "schema": SCHEMA,
+        "environment": _environment(),
+        "provenance": provenance(argv=argv, threads=args.threads, torch_version=torch.__version__),
+        "regions": rows,
+    }
     text = json.dumps(results, indent=2)
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
@@ -137,7 +143,9 @@ def _checked(name: str, call: dict, expected, region: Region) -> dict:
     except ImportError as missing:
         return {**entry, "status": "not-run", "reason": f"not installed: {missing.name}"}
     problem = disagreement(result, expected, dtype=region.dtype, nearest=region.interpolation == "nearest")
-    return {**entry, "status": "mismatch", "reason": problem} if problem else entry
+    if problem:
+        return {**entry, "status": "mismatch", "agreement": "failed", "reason": problem}
+    return {**entry, "agreement": "passed"}
 
 
 def _runner(name: str, call: dict):
@@ -166,37 +174,13 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-def _environment(args: argparse.Namespace) -> dict:
+def _environment() -> dict:
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "command": _command(args),
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "cpu": _cpu_name(),
-        "cores": os.cpu_count(),
-        "threads": args.threads,
         "versions": {name: _version(name) for name in ("torch", "numpy", "scipy", "opencv-python-headless")},
     }
-
-
-def _command(args: argparse.Namespace) -> str:
-    words = ["python -m torchperf_lint.reference_kernels.bench", "--quick" if args.quick else "--full"]
-    words.append("--threads " + ",".join(map(str, args.threads)))
-    if args.regions:
-        words.append("--regions " + ",".join(sorted(args.regions)))
-    if args.size:
-        words.append("--size " + ",".join(map(str, args.size)))
-    return " ".join(words)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def _version(name: str) -> str | None:

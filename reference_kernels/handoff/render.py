@@ -1,4 +1,4 @@
-"""Turn benchmark results (schema ``torchperf-bench/1``) and reviewer notes into the handoff Markdown.
+"""Turn benchmark results (schema ``torchperf-bench/2``) and reviewer notes into the handoff Markdown.
 
 Figures come from the JSON, never from the notes; the notes carry what a benchmark cannot say (what
 was removed, why a faster rival was still not taken, what is left to do).
@@ -6,14 +6,15 @@ was removed, why a faster rival was still not taken, what is left to do).
 
 from __future__ import annotations
 
-import re
 import statistics
 from dataclasses import dataclass
 from importlib import resources
 
 import jinja2
 
-SCHEMA = "torchperf-bench/1"
+from .markdown import sections
+
+SCHEMA = "torchperf-bench/2"
 
 #: Every handoff has these sections, in this order.
 SECTIONS = (
@@ -45,6 +46,15 @@ class Row:
     naive: dict
 
     @property
+    def threads(self) -> int:
+        return self.raw["threads"]
+
+    @property
+    def where(self) -> str:
+        """How the report names this row: region id, spatial size and thread count."""
+        return f"`{self.raw['id']}` {'x'.join(map(str, self.raw['params']['size']))}, {self.threads} thr"
+
+    @property
     def ratio(self) -> float:
         return self.public["median_ms"] / self.naive["median_ms"]
 
@@ -58,7 +68,7 @@ class Row:
 
 def render_handoff(results: dict, notes: str = "") -> str:
     """The handoff Markdown for ``results``, with each ``## Section`` of ``notes`` under its section."""
-    rows = _rows(results)
+    rows = rows_of(results)
     environment = jinja2.Environment(
         loader=jinja2.FunctionLoader(_template_source),
         autoescape=False,
@@ -71,6 +81,7 @@ def render_handoff(results: dict, notes: str = "") -> str:
     template = environment.get_template("handoff.md.j2")
     return template.render(
         env=results["environment"],
+        provenance=results["provenance"],
         rows=rows,
         routes=_by_route(rows),
         regressions=[
@@ -85,20 +96,20 @@ def render_handoff(results: dict, notes: str = "") -> str:
 
 def parse_notes(notes: str) -> dict[str, str]:
     """``## Heading`` blocks of a Markdown notes file, keyed by lower-cased heading."""
-    found: dict[str, str] = {}
-    for block in re.split(r"^## ", notes, flags=re.MULTILINE)[1:]:
-        heading, _, body = block.partition("\n")
-        found[heading.strip().lower()] = body.strip()
-    return found
+    return {key: section.text.strip() for key, section in sections(notes).items()}
 
 
 def _template_source(name: str) -> str:
     return resources.files(__package__).joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def _rows(results: dict) -> list[Row]:
+def rows_of(results: dict) -> list[Row]:
+    """The results' regions as rows; a :class:`ResultsError` when they are not in the schema."""
     if results.get("schema") != SCHEMA:
         raise ResultsError(f"results schema must be {SCHEMA!r}, got {results.get('schema')!r}")
+    provenance = results.get("provenance")
+    if not isinstance(provenance, dict) or not {"command", "cores", "threads", "sources"} <= provenance.keys():
+        raise ResultsError("the results lack a provenance block with command, cores, threads and sources")
     rows = []
     for raw in results["regions"]:
         named = {c["name"]: c for c in raw["candidates"] if c["status"] == "ok"}

@@ -10,20 +10,24 @@ pytest.importorskip("torch")
 pytest.importorskip("scipy")
 
 from torchperf_lint.reference_kernels.bench.__main__ import main  # noqa: E402
+from torchperf_lint.reference_kernels.bench.provenance import package_root, source_sha256  # noqa: E402
 from torchperf_lint.reference_kernels.handoff import SECTIONS, render_handoff  # noqa: E402
 
 REGIONS = "warp-c1-n4,plane-c3-n4-numpy,warp-u8-c3-n2-fill"
 
 
+ARGV = ["--quick", "--threads", "1", "--regions", REGIONS, "--size", "4,6,8"]
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "results.json"
-    assert main(["--quick", "--threads", "1", "--regions", REGIONS, "--size", "4,6,8", "--json", str(out)]) == 0
-    return json.loads(out.read_text())
+    assert main([*ARGV, "--json", str(out)]) == 0
+    return {**json.loads(out.read_text()), "out": str(out)}
 
 
 def test_every_requested_region_is_timed_with_public_and_naive(results):
-    assert results["schema"] == "torchperf-bench/1"
+    assert results["schema"] == "torchperf-bench/2"
     assert [r["id"] for r in results["regions"]] == ["warp-c1-n4", "warp-u8-c3-n2-fill", "plane-c3-n4-numpy"]
     for region in results["regions"]:
         named = {c["name"]: c for c in region["candidates"]}
@@ -37,6 +41,9 @@ def test_rivals_are_checked_before_timing(results):
     fold = next(r for r in results["regions"] if r["id"] == "warp-c1-n4")
     statuses = {c["name"]: c["status"] for c in fold["candidates"]}
     assert statuses == {"public": "ok", "naive": "ok", "batched-3d": "ok", "fold-one-group": "ok", "scipy": "ok"}
+    agreement = {c["name"]: c.get("agreement") for c in fold["candidates"]}
+    assert agreement == {"public": None, "naive": "passed", "batched-3d": "passed", "fold-one-group": "passed",
+                         "scipy": "passed"}  # fmt: skip
     plane = next(r for r in results["regions"] if r["id"] == "plane-c3-n4-numpy")
     opencv = next(c for c in plane["candidates"] if c["name"] == "opencv")
     assert opencv["status"] in {"ok", "not-run"}
@@ -48,9 +55,19 @@ def test_parameters_and_environment_are_recorded(results):
     assert plane["params"]["shape"] == [4, 4, 6, 8, 3]
     assert plane["params"]["strides"] == [4 * 6 * 8 * 3 * 4, 6 * 8 * 3 * 4, 8 * 3 * 4, 3 * 4, 4]
     assert plane["threads"] == 1
-    env = results["environment"]
-    assert env["threads"] == [1] and env["versions"]["torch"]
-    assert env["command"].endswith("--size 4,6,8")
+    assert results["environment"]["versions"]["torch"]
+
+
+def test_provenance_names_the_command_machine_and_every_imported_source(results):
+    provenance = results["provenance"]
+    entry = "python -m torchperf_lint.reference_kernels.bench"
+    assert provenance["command"] == " ".join([entry, *ARGV, "--json", results["out"]])
+    assert provenance["threads"] == [1] and provenance["cores"] >= 1 and provenance["cpu"]
+    assert provenance["torch"].startswith("2.")
+    assert provenance["package"] == "torchperf_lint.reference_kernels"
+    sources = provenance["sources"]
+    assert {"api.py", "routers.py", "sampling.py", "bench/regions.py", "bench/__main__.py"} <= set(sources)
+    assert all(sources[name] == source_sha256(package_root() / name) for name in sources)
 
 
 def test_the_results_render_into_a_complete_handoff(results):

@@ -9,43 +9,9 @@ from torchperf_lint.reference_kernels.handoff import render_handoff
 from torchperf_lint.reference_kernels.handoff.__main__ import main
 from torchperf_lint.reference_kernels.handoff.render import ResultsError, parse_notes
 
+from .handoff_results import results
 
-def candidate(name, median, backend="torch", peak=1.0, **extra):
-    return {"name": name, "backend": backend, "status": "ok", "median_ms": median, "min_ms": median,
-            "max_ms": median, "samples": 5, "peak_extra_mb": peak, **extra}  # fmt: skip
-
-
-def region(rid, route, *candidates, threads=1):
-    params = {"layout": "NCDHW", "shape": [4, 1, 8, 8, 8], "strides": [512, 512, 64, 8, 1], "dtype": "float32",
-              "matrix": "general", "size": [8, 8, 8], "interpolation": "linear", "border_mode": "constant",
-              "border_value": 0.0}  # fmt: skip
-    return {"id": rid, "route": route, "function": "warp_affine3d", "threads": threads, "params": params,
-            "candidates": list(candidates)}  # fmt: skip
-
-
-RESULTS = {
-    "schema": "torchperf-bench/1",
-    "environment": {
-        "date": "2026-12-03",
-        "cpu": "test cpu",
-        "cores": 2,
-        "python": "3.11",
-        "threads": [1],
-        "command": "python -m bench",
-        "versions": {"torch": "2.13.0", "numpy": "2", "scipy": None, "opencv-python-headless": None},
-    },  # fmt: skip
-    "regions": [
-        region("fast", "fold", candidate("public", 5.0), candidate("naive", 10.0), candidate("batched-3d", 8.0)),
-        region(
-            "slow",
-            "general-3d",
-            candidate("public", 12.0),
-            candidate("naive", 10.0),
-            candidate("per-item-3d", 6.0),
-            {"name": "opencv", "backend": "opencv", "status": "not-run", "reason": "not installed: cv2"},
-        ),
-    ],
-}
+RESULTS = results()
 
 
 def test_ratios_and_routes_come_from_the_results():
@@ -79,8 +45,17 @@ def test_notes_land_under_their_sections():
 
 
 def test_a_foreign_schema_is_refused():
-    with pytest.raises(ResultsError, match="results schema must be 'torchperf-bench/1'"):
-        render_handoff({**RESULTS, "schema": "other"})
+    with pytest.raises(ResultsError, match="results schema must be 'torchperf-bench/2'"):
+        render_handoff({**RESULTS, "schema": "torchperf-bench/1"})
+    with pytest.raises(ResultsError, match="lack a provenance block"):
+        render_handoff({key: value for key, value in RESULTS.items() if key != "provenance"})
+
+
+def test_the_header_states_the_provenance():
+    report = render_handoff(RESULTS).splitlines()
+    assert report[2] == "Measured 2026-12-03 on test cpu (1 core), Python 3.11,"
+    assert report[4].endswith("Reproduce with `python -m bench --threads 1`.")
+    assert report[5].startswith("Sources measured: 0 files of `kernel`")
 
 
 def test_cli_writes_the_report_and_reports_bad_input(tmp_path, capsys):
