@@ -100,9 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     handoff_render.add_argument("--notes", type=Path, help="Markdown with one '## Section' per section it adds to")
     handoff_render.add_argument("-o", "--output", type=Path, help="default: stdout")
     handoff_check = handoff_actions.add_parser(
-        "check", parents=[common], help="exit 1 listing missing or empty sections"
+        "check",
+        parents=[common],
+        help="verify a report against its results, notes and the kernel source (exit 1 on any failure)",
     )
     handoff_check.add_argument("report", type=Path)
+    handoff_check.add_argument("--results", type=Path, help="default: bench-full.json next to REPORT")
+    handoff_check.add_argument("--notes", type=Path, help="default: notes.md next to REPORT")
+    handoff_check.add_argument("--source", type=Path, help="kernel package folder (default: the installed one)")
     clean = commands.add_parser("clean", parents=[common], help="delete the findings cache")
     clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser

@@ -1,6 +1,17 @@
-"""The handoff report: rendered from a benchmark results JSON and a short notes file. Needs no torch."""
+"""The handoff report: rendered from a benchmark results JSON and a short notes file, and checked
+against them and the kernel source. Needs no torch."""
 
-from .check import missing_sections
+from .check import CHECKS, Failure, InputError, Verification, load_inputs, verify
 from .render import SECTIONS, ResultsError, render_handoff
 
-__all__ = ["SECTIONS", "ResultsError", "missing_sections", "render_handoff"]
+__all__ = [
+    "CHECKS",
+    "SECTIONS",
+    "Failure",
+    "InputError",
+    "ResultsError",
+    "Verification",
+    "load_inputs",
+    "render_handoff",
+    "verify",
+]

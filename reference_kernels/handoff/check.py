@@ -1,28 +1,395 @@
-"""Check a handoff report for every required section, each with content."""
+"""``handoff check``: prove that a handoff report tells the truth about its results and its source.
+
+Each check has a stable code (documented in ``BENCHMARKS.md``). A failure points at the report line
+it concerns, or at the source line for a threshold or route marker in the kernel code. Needs no
+torch: it reads JSON, Markdown and source text.
+"""
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from .render import SECTIONS
+from ..bench.provenance import package_root, source_sha256
+from .markdown import Section, sections
+from .render import SECTIONS, ResultsError, Row, render_handoff, rows_of
+from .sources import KernelSources, same_value, scan
+
+#: Code -> what the check proves. Stable: new checks get new codes.
+CHECKS = {
+    "HC001": "every required section is present and has content",
+    "HC002": "the report equals the render of its results and notes (no hand edits)",
+    "HC003": "every source hash in the results' provenance matches the current source (not stale)",
+    "HC004": "every region where the public call is not ahead of the naive path is listed under Regressions",
+    "HC005": "the thread matrix covers 1 thread and the recorded core count",
+    "HC006": "every timed rival carries a passed agreement check",
+    "HC007": "no section holds TODO, TBD, FIXME or template leftovers",
+    "HC008": "every routing threshold names benchmark regions that exist and show the claimed direction",
+    "HC009": "every route the routers can take was selected in at least one region",
+}
+_PLACEHOLDER = re.compile(r"\b(TODO|TBD|FIXME)\b|\{\{|\}\}|\{%|%\}|<!--")
+_SOURCES_LINE = re.compile(r"^Sources measured:")
+_THREADS_LINE = re.compile(r"^Threads: (?P<counts>[\d, ]+)\.")
+#: Longest quoted line in a message.
+_QUOTE = 90
 
 
-def missing_sections(report: str) -> list[str]:
-    """Problems, one per required section that is absent or empty, in the required order."""
-    bodies: dict[str, str] = {}
-    for block in re.split(r"^## ", report, flags=re.MULTILINE)[1:]:
-        heading, _, body = block.partition("\n")
-        bodies[heading.strip().lower()] = body
-    problems = []
-    for section in SECTIONS:
-        body = bodies.get(section.lower())
-        if body is None:
-            problems.append(f"missing section: {section}")
-        elif not _has_content(body):
-            problems.append(f"empty section: {section}")
-    return problems
+@dataclass(frozen=True, order=True)
+class Failure:
+    path: str
+    line: int
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.code} {self.message}"
 
 
-def _has_content(body: str) -> bool:
-    """Anything besides blank lines and HTML comments (template placeholders) counts as content."""
-    return bool(re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL).strip())
+@dataclass
+class Verification:
+    """The failures, and what was proven (for the one-line summary when there are none)."""
+
+    failures: list[Failure] = field(default_factory=list)
+    proven: list[str] = field(default_factory=list)
+
+    def summary(self, report: str) -> str:
+        return f"{report}: verified " + "; ".join(self.proven) + "."
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The report and what it must agree with, with the paths to name in messages."""
+
+    report: str
+    report_text: str
+    results_name: str
+    results: dict
+    notes_name: str | None
+    notes: str
+    source: Path
+    source_name: str
+
+
+class InputError(ValueError):
+    """An input of the check cannot be read or is not in the schema: nothing could be verified."""
+
+
+#: The results file ``handoff check`` looks for next to the report when none is given.
+DEFAULT_RESULTS = "bench-full.json"
+DEFAULT_NOTES = "notes.md"
+
+
+def load_inputs(report: Path, results: Path | None, notes: Path | None, source: Path | None) -> Inputs:
+    """Read the report, its results and notes (by default next to it) and locate the kernel source
+    (by default the package this module belongs to, installed or checked out)."""
+    results = results or _default_results(report)
+    notes = notes if notes is not None else _sibling(report, DEFAULT_NOTES)
+    source_dir = source if source is not None else package_root()
+    if not source_dir.is_dir():
+        raise InputError(f"{source_dir}: the kernel source folder does not exist")
+    inputs = Inputs(
+        report=str(report),
+        report_text=_read(report),
+        results_name=str(results),
+        results=_read_json(results),
+        notes_name=str(notes) if notes else None,
+        notes=_read(notes) if notes else "",
+        source=source_dir.resolve(),
+        source_name=str(source) if source is not None else _display(source_dir),
+    )
+    try:
+        rows_of(inputs.results)
+    except ResultsError as error:
+        raise InputError(f"{results}: {error}") from None
+    return inputs
+
+
+def _default_results(report: Path) -> Path:
+    found = _sibling(report, DEFAULT_RESULTS)
+    if found is not None:
+        return found
+    candidates = sorted(report.parent.glob("*.json"))
+    if len(candidates) == 1:
+        return candidates[0]
+    raise InputError(f"{report}: no {DEFAULT_RESULTS} (or single results JSON) next to the report; pass --results")
+
+
+def _sibling(report: Path, name: str) -> Path | None:
+    path = report.parent / name
+    return path if path.is_file() else None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        document = json.loads(_read(path))
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}") from None
+    if not isinstance(document, dict):
+        raise InputError(f"{path}: benchmark results must be a JSON object")
+    return document
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def verify(inputs: Inputs) -> Verification:
+    """Every check on ``inputs``; the results must already be in the documented schema."""
+    outcome = Verification()
+    report = sections(inputs.report_text)
+    rows = rows_of(inputs.results)
+    kernel = scan(inputs.source)
+    steps = (
+        _sections_present(inputs, report),
+        _not_hand_edited(inputs),
+        _not_stale(inputs, report),
+        _regressions_listed(inputs, report, rows),
+        _threads_covered(inputs, report, rows),
+        _rivals_agreed(inputs, report, rows),
+        _no_placeholders(inputs, report),
+        _thresholds_evidenced(inputs, kernel, rows),
+        _routes_covered(inputs, report, kernel, rows),
+    )
+    for failures, proof in steps:
+        outcome.failures += failures
+        outcome.proven.append(proof)
+    outcome.failures.sort(key=lambda f: (f.path != inputs.report, f.path, f.line, f.code))
+    return outcome
+
+
+Step = tuple[list[Failure], str]
+
+
+def _sections_present(inputs: Inputs, report: dict[str, Section]) -> Step:
+    failures = []
+    for title in SECTIONS:
+        section = report.get(title.lower())
+        if section is None:
+            failures.append(Failure(inputs.report, 1, "HC001", f"missing section: {title}"))
+        elif not section.has_content:
+            failures.append(Failure(inputs.report, section.line, "HC001", f"empty section: {title}"))
+    return failures, f"{len(SECTIONS)} sections present"
+
+
+def _not_hand_edited(inputs: Inputs) -> Step:
+    """One failure per differing block, at its first report line, quoting both sides."""
+    rendered = render_handoff(inputs.results, inputs.notes).splitlines()
+    written = inputs.report_text.splitlines()
+    source = inputs.results_name + (f" and {inputs.notes_name}" if inputs.notes_name else "")
+    failures = []
+    matcher = difflib.SequenceMatcher(a=written, b=rendered, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "insert":
+            message = f"the render of {source} has {_quoted(rendered[j1])} here, missing from the report"
+        elif tag == "delete":
+            message = f"{_quoted(written[i1])} is not in the render of {source}"
+        else:
+            message = f"reads {_quoted(written[i1])} where the render of {source} has {_quoted(rendered[j1])}"
+        extent = max(i2 - i1, j2 - j1)
+        if extent > 1:
+            message += f" ({extent} lines differ here)"
+        failures.append(Failure(inputs.report, min(i1 + 1, max(len(written), 1)), "HC002", message))
+    return failures, f"it equals the render of {source}"
+
+
+def _not_stale(inputs: Inputs, report: dict[str, Section]) -> Step:
+    line = _line_matching(inputs.report_text, _SOURCES_LINE)
+    hashes = inputs.results["provenance"]["sources"]
+    failures = []
+    for name, recorded in sorted(hashes.items()):
+        path = inputs.source / name
+        if not path.is_file():
+            message = f"{name} was measured but is not in {inputs.source_name}: re-run the benchmark"
+        elif (current := source_sha256(path)) != recorded:
+            message = (
+                f"{name} changed since the run (code sha256 {recorded[:12]} in {inputs.results_name}, "
+                f"{current[:12]} in {inputs.source_name}): re-run the benchmark"
+            )
+        else:
+            continue
+        failures.append(Failure(inputs.report, line, "HC003", message))
+    if not hashes:
+        failures.append(Failure(inputs.report, line, "HC003", "the results' provenance hashes no source file"))
+    return failures, f"{len(hashes)} source hashes current"
+
+
+def _regressions_listed(inputs: Inputs, report: dict[str, Section], rows: list[Row]) -> Step:
+    section = report.get("regressions")
+    listed = section.text if section else ""
+    line = section.first_content_line() if section else 1
+    failures = [
+        Failure(
+            inputs.report,
+            line,
+            "HC004",
+            f"{row.where} has public/naive {row.ratio:.2f}, not ahead of naive, but is not under Regressions",
+        )
+        for row in rows
+        if row.ratio >= 1.0 and row.where not in listed
+    ]
+    slow = sum(row.ratio >= 1.0 for row in rows)
+    return failures, f"{slow} region{'s' if slow != 1 else ''} at or above naive listed as regressions"
+
+
+def _threads_covered(inputs: Inputs, report: dict[str, Section], rows: list[Row]) -> Step:
+    cores = inputs.results["provenance"]["cores"]
+    required = sorted({1, cores})
+    section = report.get("thread and benchmark matrix")
+    stated_line = section.find(_THREADS_LINE) if section else None
+    line = stated_line or (section.line if section else 1)
+    failures = []
+    regions = sorted({row.raw["id"] for row in rows})
+    for threads in required:
+        missing = [rid for rid in regions if not any(r.raw["id"] == rid and r.threads == threads for r in rows)]
+        if missing:
+            what = "the machine's core count" if threads == cores else "one thread"
+            failures.append(
+                Failure(
+                    inputs.report,
+                    line,
+                    "HC005",
+                    f"no results at {threads} thread{'s' if threads != 1 else ''} ({what}) for "
+                    f"{len(missing)} of {len(regions)} regions: {_listed(missing)}",
+                )
+            )
+    if section is not None and not failures:
+        stated = set()
+        if stated_line is not None:
+            match = _THREADS_LINE.match(dict(section.body)[stated_line])
+            stated = {int(n) for n in match["counts"].replace(" ", "").split(",") if n} if match else set()
+        if not set(required) <= stated:
+            counts = " and ".join(map(str, required))
+            message = f"the thread and benchmark matrix does not state the thread counts {counts}"
+            failures.append(Failure(inputs.report, line, "HC005", message))
+    counts = " and ".join(map(str, required))
+    return failures, f"threads {counts} ({cores} core{'s' if cores != 1 else ''}) for {len(regions)} regions"
+
+
+def _rivals_agreed(inputs: Inputs, report: dict[str, Section], rows: list[Row]) -> Step:
+    section = report.get("backends and torch-specific candidates considered")
+    failures, timed = [], 0
+    for row in rows:
+        for candidate in row.raw["candidates"]:
+            if candidate["name"] == "public" or candidate["status"] != "ok":
+                continue
+            timed += 1
+            if candidate.get("agreement") == "passed":
+                continue
+            pattern = re.compile(re.escape(f"| {row.where} | {candidate['name']} |"))
+            line = (section.find(pattern) or section.line) if section else 1
+            recorded = candidate.get("agreement")
+            state = f"agreement {recorded!r}" if recorded is not None else "no agreement check"
+            message = f"`{candidate['name']}` in {row.where} was timed with {state} in {inputs.results_name}"
+            failures.append(Failure(inputs.report, line, "HC006", message))
+    return failures, f"{timed} timed rivals agreed with the public call"
+
+
+def _no_placeholders(inputs: Inputs, report: dict[str, Section]) -> Step:
+    failures = []
+    for section in report.values():
+        for number, text in section.body:
+            match = _PLACEHOLDER.search(text)
+            if match:
+                message = f"placeholder {match.group(0)!r} left in section {section.title}"
+                failures.append(Failure(inputs.report, number, "HC007", message))
+    return failures, "no placeholders"
+
+
+def _thresholds_evidenced(inputs: Inputs, kernel: KernelSources, rows: list[Row]) -> Step:
+    failures, claims = [], 0
+    for threshold in kernel.thresholds:
+        where = _source_path(inputs, threshold.path)
+        evidence = threshold.evidence
+        if evidence is None:
+            message = threshold.problem or (
+                f"routing threshold {threshold.name} names no benchmark evidence: "
+                f"add `#: Evidence for {threshold.value}: ROUTE ahead of CANDIDATE in REGIONS` above it"
+            )
+            failures.append(Failure(where, threshold.comment_line or threshold.line, "HC008", message))
+            continue
+        if not same_value(evidence.value, threshold.value):
+            message = (
+                f"{threshold.name} is {threshold.value}, but its evidence was measured for {evidence.value}: "
+                "benchmark the new value and cite the regions that chose it"
+            )
+            failures.append(Failure(where, threshold.line, "HC008", message))
+        for claim in evidence.claims:
+            for region, threads in claim.regions:
+                claims += 1
+                for problem in _claim_problems(inputs, rows, claim.route, claim.candidate, region, threads):
+                    failures.append(Failure(where, evidence.line, "HC008", f"{threshold.name}: {problem}"))
+    count = len(kernel.thresholds)
+    return failures, f"{count} routing threshold{'s' if count != 1 else ''} backed by {claims} region claims"
+
+
+def _claim_problems(
+    inputs: Inputs, rows: list[Row], route: str, candidate: str, region: str, threads: int | None
+) -> Iterator[str]:
+    at = f"@{threads}" if threads is not None else ""
+    of_region = [row for row in rows if row.raw["id"] == region]
+    if not of_region:
+        yield f"cites region {region}, which is not in {inputs.results_name}"
+        return
+    taking = [row for row in of_region if row.raw["route"] == route and threads in (None, row.threads)]
+    if not taking:
+        yield f"cites {region}{at} for route {route}, which it never takes in {inputs.results_name}"
+        return
+    for row in taking:
+        rival = next((c for c in row.raw["candidates"] if c["name"] == candidate), None)
+        if rival is None or rival["status"] != "ok":
+            yield f"cites {candidate} in {row.where}, where it was not timed"
+        elif not row.public["median_ms"] < rival["median_ms"]:
+            yield f"{route} is not ahead of {candidate} in {row.where} ({row.relative(rival):.2f} of public)"
+
+
+def _routes_covered(inputs: Inputs, report: dict[str, Section], kernel: KernelSources, rows: list[Row]) -> Step:
+    selected = {row.raw["route"] for row in rows}
+    declared = {marker.name for marker in kernel.routes}
+    failures = [
+        Failure(
+            _source_path(inputs, marker.path),
+            marker.line,
+            "HC009",
+            f"route {marker.name} was selected in no benchmark region of {inputs.results_name}",
+        )
+        for marker in kernel.routes
+        if marker.name not in selected
+    ]
+    section = report.get("selected route")
+    for route in sorted(selected - declared):
+        line = (section.find(re.compile(rf"^\| {re.escape(route)} \|")) or section.line) if section else 1
+        message = f"route {route} in the results is marked nowhere in {inputs.source_name} (`# Route: {route}`)"
+        failures.append(Failure(inputs.report, line, "HC009", message))
+    return failures, f"{len(declared)} routes covered"
+
+
+def _source_path(inputs: Inputs, path: Path) -> str:
+    return str(Path(inputs.source_name) / path.relative_to(inputs.source))
+
+
+def _line_matching(text: str, pattern: re.Pattern[str]) -> int:
+    return next((number for number, line in enumerate(text.splitlines(), start=1) if pattern.search(line)), 1)
+
+
+def _quoted(line: str) -> str:
+    return repr(line if len(line) <= _QUOTE else line[: _QUOTE - 3] + "...")
+
+
+def _listed(names: list[str], most: int = 4) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")

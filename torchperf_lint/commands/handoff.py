@@ -1,7 +1,7 @@
 """``torchperf-lint handoff render|check``: the reference kernels' benchmark report.
 
-The renderer lives with the reference kernels and imports Jinja2 only, never torch, so it is
-imported here on use rather than duplicated in the engine.
+The renderer and the check live with the reference kernels and need Jinja2 and LibCST only, never
+torch, so they are imported here on use rather than duplicated in the engine.
 """
 
 from __future__ import annotations
@@ -15,13 +15,10 @@ from torchperf_lint.selection import UsageError
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from torchperf_lint.reference_kernels.handoff import ResultsError, missing_sections, render_handoff
-
     if args.action == "check":
-        problems = missing_sections(args.report.read_text(encoding="utf-8"))
-        for problem in problems:
-            print(f"{args.report}: {problem}")
-        return ExitCode.FINDINGS if problems else ExitCode.CLEAN
+        return _check(args)
+    from torchperf_lint.reference_kernels.handoff import ResultsError, render_handoff
+
     try:
         results = json.loads(args.results.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
@@ -34,4 +31,21 @@ def run(args: argparse.Namespace) -> ExitCode:
         sys.stdout.write(report)
     else:
         args.output.write_text(report, encoding="utf-8")
+    return ExitCode.CLEAN
+
+
+def _check(args: argparse.Namespace) -> ExitCode:
+    """One line per failure and exit 1, or one line saying what was verified and exit 0."""
+    from torchperf_lint.reference_kernels.handoff import InputError, load_inputs, verify
+
+    try:
+        inputs = load_inputs(args.report, args.results, args.notes, args.source)
+    except InputError as error:
+        raise UsageError(str(error)) from None
+    verification = verify(inputs)
+    for failure in verification.failures:
+        print(failure)
+    if verification.failures:
+        return ExitCode.FINDINGS
+    print(verification.summary(inputs.report))
     return ExitCode.CLEAN
