@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true", help="exclude even paths given explicitly")
     check.add_argument("--extend-exclude", type=_codes, action="extend", help="more globs to exclude")
     check.add_argument("--jobs", type=_positive, help="worker processes (default: one per core)")
+    check.add_argument(
+        "--baseline", metavar="REV", help="report only findings not already present at git revision REV"
+    )
     rule = commands.add_parser("rule", parents=[common], help="explain one rule")
     rule.add_argument("code")
     rule.add_argument("--output-format", choices=["text", "json"], default="text")

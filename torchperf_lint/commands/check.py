@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> ExitCode:
             ignore_noqa=args.ignore_noqa,
             progress=on_file_done,
         )
+    if args.baseline is not None:
+        findings = _without_baseline(args, jobs, findings)
     if args.add_noqa:
         return _add_noqa(jobs, findings)
     fixed: list[Diagnostic] = []
@@ -72,7 +74,26 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
     )
 
 
+def _without_baseline(args: argparse.Namespace, jobs: list[Job], findings: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings that the ``--baseline`` revision's version of each file does not have."""
+    from torchperf_lint import baseline  # git and LibCST: loaded only in baseline mode
+    from torchperf_lint.engine import lint_bytes
+    from torchperf_lint.runner import options_for
+
+    def lint_base(job: Job, data: bytes) -> list[Diagnostic]:
+        return lint_bytes(data, options_for(job, args.ignore_noqa))
+
+    try:
+        return baseline.only_new(findings, jobs, args.baseline, lint_base)
+    except baseline.BaselineError as error:
+        raise UsageError(str(error)) from None
+
+
 def _refuse_conflicts(args: argparse.Namespace) -> None:
+    if args.baseline is not None and (args.fix or args.diff or args.add_noqa):
+        raise UsageError("--baseline filters the report; it cannot be combined with --fix, --diff or --add-noqa")
+    if args.baseline is not None and "-" in map(str, args.paths) and not args.stdin_filename:
+        raise UsageError("--baseline with stdin needs --stdin-filename to find the file's base version")
     if args.statistics and args.output_format not in STATISTICS_FORMATS:
         usable = "text, concise, full or json"
         raise UsageError(f"--statistics cannot be written as {args.output_format}; use --output-format {usable}")
