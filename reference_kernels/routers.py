@@ -18,10 +18,10 @@ from .validation import RemapRequest, WarpRequest
 
 _IDENTITY = np.eye(3, 4)
 
-#: Single-channel batches of at least this many volumes fold the batch into the channel axis.
-#: Evidence (results/HANDOFF.md, public/naive at 32x64x64 and 64x128x128): with 1 thread warp-c1-n2
-#: 0.73/0.75, warp-c1-n4 0.65/0.55, remap-c1-n4 0.57/0.58; with 2 threads warp-c1-n4 0.99/0.59 and
-#: remap-c1-n4 0.72/0.64, while a batch of 2 makes 2 groups, i.e. the plain batched call (0.97/0.92).
+#: Single-channel batches of at least this many volumes fold the batch into the channel axis. With
+#: 2 threads a batch of 2 makes 2 groups of one volume, which is the plain batched call.
+#: Evidence for 2: fold ahead of naive in warp-c1-n2, warp-c1-n4, remap-c1-n4;
+#:   fold ahead of batched-3d in warp-c1-n2@1, warp-c1-n4@1, remap-c1-n4@1
 FOLD_MIN_BATCH = 2
 
 
@@ -92,32 +92,32 @@ def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOpti
     """3D sampling of an NCDHW batch with one shared grid: one sampler call either way."""
     batch, channels = work.shape[:2]
     out_dhw = grid.shape[1:4]
-    if _should_fold_batch(batch, channels):
+    if _should_fold_batch(batch, channels):  # Route: fold
         groups = _fold_groups(batch)
         folded = work.view(groups, batch // groups, *work.shape[2:])
         sampled = sample(folded, grid.expand(groups, -1, -1, -1, -1), options)
         return sampled.view(batch, 1, *out_dhw)
     parts = _depth_parts(batch, out_dhw[0])
-    if parts > 1:
+    if parts > 1:  # Route: depth-split
         slabs = grid.view(parts, out_dhw[0] // parts, *grid.shape[2:])
         sampled = sample(work.expand(parts, -1, -1, -1, -1), slabs, options)
         return sampled.transpose(0, 1).reshape(1, channels, *out_dhw)  # a view when channels == 1
-    return sample(work, grid.expand(batch, -1, -1, -1, -1), options)
+    return sample(work, grid.expand(batch, -1, -1, -1, -1), options)  # Route: general-3d
 
 
 def _sample_planes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
     """2D sampling of every depth slice with one shared plane grid."""
     batch, channels, depth = work.shape[:3]
     slices = work.transpose(1, 2)  # N, D, C, H, W
-    if channels == 1 and _can_merge(slices, 0):
+    if channels == 1 and _can_merge(slices, 0):  # Route: plane-fold
         planes = slices.reshape(1, batch * depth, *work.shape[3:])
         return sample(planes, grid, options).view(batch, depth, 1, *grid.shape[1:3]).transpose(1, 2)
-    if _can_merge(slices, 0):
+    if _can_merge(slices, 0):  # Route: plane-merged
         planes = slices.reshape(batch * depth, channels, *work.shape[3:])
         sampled = sample(planes, grid.expand(batch * depth, -1, -1, -1), options)
         return sampled.view(batch, depth, channels, *grid.shape[1:3]).transpose(1, 2)
     out = torch.empty((batch, depth, channels, *grid.shape[1:3]), dtype=torch.float32)
     per_volume_grid = grid.expand(depth, -1, -1, -1)
-    for item in range(batch):
+    for item in range(batch):  # Route: plane-per-volume
         out[item] = sample(slices[item], per_volume_grid, options)
     return out.transpose(1, 2)
