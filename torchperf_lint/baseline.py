@@ -18,7 +18,7 @@ from pathlib import Path
 
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.runner import Job
-from torchperf_lint.source import decode
+from torchperf_lint.source import decode_or_raw
 
 #: Lints one job's base version (its bytes at the revision) with the job's own options.
 LintBase = Callable[[Job, bytes], list[Diagnostic]]
@@ -68,15 +68,8 @@ def base_version(path: Path, revision: str) -> bytes | None:
 
 def _keys(findings: list[Diagnostic], data: bytes) -> list[tuple[str, str]]:
     """(code, the finding's line with surrounding blanks removed) for each finding."""
-    lines = _text(data).splitlines()
+    lines = decode_or_raw(data).splitlines()
     return [(f.code, lines[f.row - 1].strip() if 0 < f.row <= len(lines) else "") for f in findings]
-
-
-def _text(data: bytes) -> str:
-    try:
-        return decode(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError):
-        return data.decode("utf-8", errors="surrogateescape")
 
 
 @cache

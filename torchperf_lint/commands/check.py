@@ -19,7 +19,7 @@ from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, STATISTICS_FORMAT
 from torchperf_lint.runner import Job
 from torchperf_lint.runner import run as run_jobs
 from torchperf_lint.selection import UsageError
-from torchperf_lint.source import decode
+from torchperf_lint.source import decode, decode_or_raw
 from torchperf_lint.workspace import Overrides, forget, project_for, settings_for
 
 if TYPE_CHECKING:
@@ -163,14 +163,7 @@ def _echo_stdin(jobs: list[Job], rewrites: list[Rewrite]) -> None:
     fixed = {r.job.display: r.after for r in rewrites if r.job.data is not None}
     for job in jobs:
         if job.data is not None:
-            sys.stdout.write(fixed.get(job.display) or _decoded_or_raw(job.data))
-
-
-def _decoded_or_raw(data: bytes) -> str:
-    try:
-        return decode(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError):
-        return data.decode("utf-8", errors="surrogateescape")
+            sys.stdout.write(fixed.get(job.display) or decode_or_raw(job.data))
 
 
 @contextmanager
