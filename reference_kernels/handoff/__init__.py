@@ -1,7 +1,8 @@
 """The handoff report: rendered from a benchmark results JSON and a short notes file, and checked
 against them and the kernel source. Needs no torch."""
 
-from .check import CHECKS, Failure, InputError, Verification, load_inputs, verify
+from .check import CHECKS, Failure, Verification, verify
+from .inputs import InputError, Inputs, load_inputs
 from .render import SECTIONS, ResultsError, render_handoff
 
 __all__ = [
@@ -9,6 +10,7 @@ __all__ = [
     "SECTIONS",
     "Failure",
     "InputError",
+    "Inputs",
     "ResultsError",
     "Verification",
     "load_inputs",
