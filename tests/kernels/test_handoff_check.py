@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -286,3 +287,55 @@ def test_source_hashes_follow_the_code_not_its_comments(tmp_path):
     assert source_sha256(module) != before
     module.write_bytes(b"LIMIT = '\n")  # does not tokenize: the bytes are hashed
     assert len(source_sha256(module)) == 64
+
+
+COMMITTED = Path(__file__).parents[2] / "reference_kernels" / "results"
+
+
+def test_the_committed_report_passes_the_full_check():
+    outcome = verify(load_inputs(COMMITTED / "HANDOFF.md", None, None, None))
+    assert [str(failure) for failure in outcome.failures] == []
+
+
+def test_a_doctored_copy_of_the_committed_report_fails_with_the_expected_codes(tmp_path):
+    for name in ("HANDOFF.md", "bench-full.json", "notes.md"):
+        shutil.copy(COMMITTED / name, tmp_path / name)
+    report = (tmp_path / "HANDOFF.md").read_text()
+    data = json.loads((tmp_path / "bench-full.json").read_text())
+    regressions = report.index("## Regressions\n")
+    rejected = report.index("## Rejected regions\n")
+    doctored = (
+        report[:regressions] + "## Regressions\n\nNone.\n\n\n" + report[rejected:]  # a false "None."
+    ).replace("Threads: 1, 2.", "Threads: 1.")  # the core count dropped from the matrix
+    doctored = doctored.rstrip("\n") + "\n- TODO: rerun on a quiet machine\n"
+    (tmp_path / "HANDOFF.md").write_text(doctored)
+    first = data["regions"][0]
+    rival = next(c for c in first["candidates"] if c["name"] == "naive")
+    del rival["agreement"]  # a rival timed without an agreement check
+    data["provenance"]["sources"]["routers.py"] = "0" * 64  # results of other code
+    (tmp_path / "bench-full.json").write_text(json.dumps(data))
+    slow = [row for row in data["regions"] if _ratio(row) >= 1.0]
+    none, todo = _line(doctored, "None."), _line(doctored, "- TODO: rerun")
+    threads, stale = _line(doctored, "Threads: 1."), _line(doctored, "Sources measured:")
+    where = f"| `{first['id']}` {'x'.join(map(str, first['params']['size']))}, {first['threads']} thr | naive |"
+    found = [(f.line, f.code) for f in verify(load_inputs(tmp_path / "HANDOFF.md", None, None, None)).failures]
+    expected = [
+        (stale, "HC003"),
+        (_line(doctored, where), "HC006"),
+        (threads, "HC002"),
+        (threads, "HC005"),
+        (none, "HC002"),
+        *[(none, "HC004")] * len(slow),
+        (todo, "HC002"),
+        (todo, "HC007"),
+    ]
+    assert found == sorted(expected)
+
+
+def _line(text: str, needle: str) -> int:
+    return next(number for number, line in enumerate(text.splitlines(), start=1) if needle in line)
+
+
+def _ratio(row: dict) -> float:
+    median = {c["name"]: c.get("median_ms") for c in row["candidates"]}
+    return median["public"] / median["naive"]
