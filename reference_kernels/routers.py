@@ -20,7 +20,7 @@ _IDENTITY = np.eye(3, 4)
 
 #: Single-channel batches of at least this many volumes fold the batch into the channel axis. With
 #: 2 threads a batch of 2 makes 2 groups of one volume, which is the plain batched call.
-#: Evidence for 2: fold ahead of naive in warp-c1-n2, warp-c1-n4@1, remap-c1-n4;
+#: Evidence for 2: fold ahead of naive in warp-c1-n2@1, warp-c1-n4@1, remap-c1-n4@1;
 #:   fold ahead of batched-3d in warp-c1-n2@1, warp-c1-n4@1, remap-c1-n4@1
 FOLD_MIN_BATCH = 2
 
