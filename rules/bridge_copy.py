@@ -6,23 +6,14 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import method_name, positional
+from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
-_ARRAY_ANNOTATIONS = frozenset({"numpy.ndarray", "torch.Tensor", "numpy.typing.NDArray"})
-#: Calls that evidently return an array or a tensor (a call into numpy or torch may return a scalar).
-_NUMPY_FACTORIES = (
-    "array asarray ascontiguousarray zeros ones empty full arange linspace load stack concatenate frombuffer "
-    "fromfile zeros_like ones_like empty_like full_like copy moveaxis transpose reshape meshgrid"
-)
-_TORCH_FACTORIES = (
-    "tensor as_tensor from_numpy zeros ones empty full arange linspace rand randn randint stack cat zeros_like "
-    "ones_like empty_like full_like rand_like randn_like eye where clone"
-)
-ARRAY_FACTORIES = frozenset(
-    [f"numpy.{name}" for name in _NUMPY_FACTORIES.split()] + [f"torch.{name}" for name in _TORCH_FACTORIES.split()]
-)
 _NUMPY_COPIES = frozenset({"numpy.array"})
+#: Legacy typed constructors: each copies (and converts) whatever array or tensor it is given.
+LEGACY_CONSTRUCTORS = frozenset(
+    f"torch.{kind}Tensor" for kind in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
+)
 
 
 class BridgeCopy(Rule):
@@ -40,11 +31,14 @@ class BridgeCopy(Rule):
     example = "weights = torch.tensor(np.load(path))"
     use_instead = "weights = torch.from_numpy(np.load(path))"
     notes = (
-        "`torch.tensor` is flagged when its argument is evidently an array or tensor: an array or "
-        "tensor factory of `numpy` or `torch` (`np.load`, `np.zeros`, `torch.ones`...), a "
-        "`.numpy()` result, or a name this function bound to one of those or annotated as "
-        "`np.ndarray`/`torch.Tensor`. Literals (`torch.tensor([1, 2])`) and values of unknown type "
-        "are not flagged. `.numpy().copy()` is flagged only on a fresh result "
+        "`torch.tensor(x)` and the legacy constructors (`torch.FloatTensor(x)`, `torch.ByteTensor(x)`...) "
+        "are flagged when `x` is known to hold an array or a tensor where it is read: a call into "
+        "`numpy` or a torch function that returns a tensor, a `.numpy()` result, a method chain on one "
+        "of those, or a name bound to one of them or annotated `np.ndarray`, `npt.NDArray[...]` or "
+        "`torch.Tensor`. A rebinding takes effect after its right-hand side, so in "
+        "`mean = torch.tensor(mean)` the argument is whatever `mean` held before (often a list). "
+        "Exempt: literals (`torch.tensor([1, 2])`) and values of unknown type, since converting a "
+        "Python list or number has to copy. `.numpy().copy()` is flagged only on a fresh result "
         "(`f(x).numpy().copy()`), where nothing else can see the buffer."
     )
     fix = UNSAFE
@@ -59,6 +53,11 @@ class BridgeCopy(Rule):
         "import numpy as np\nimport torch\ndef f(t):\n    a = t.numpy().copy()\n    return a\n",
         "import torch\nimport numpy as np\nt = torch.from_numpy(np.zeros(3))\n",
         "import torch\nseed = torch.tensor(torch.cuda.initial_seed())\n",
+        "import torch\ndef f(mean):\n    if isinstance(mean, (tuple, list)):\n        mean = torch.tensor(mean)\n"
+        "    return mean\n",
+        "import torch\nimport numpy as np\ndef f(x):\n    x = np.asarray(x)\n    x = x.tolist()\n"
+        "    return torch.tensor(x)\n",
+        "import torch\ndef f(labels):\n    return torch.LongTensor(labels)\n",
     )
     invalid = (
         Invalid(
@@ -74,31 +73,27 @@ class BridgeCopy(Rule):
         Invalid("import numpy as np\nimport torch\na = np.array(t.numpy())\n", ((3, 5),)),
         Invalid("import torch\na = (x * 2).numpy().copy()\n", ((2, 5),)),
         Invalid("import torch\ndef f(x):\n    y = torch.ones(3)\n    return torch.tensor(y)\n", ((4, 12),)),
+        Invalid(
+            "import torch\nimport numpy.typing as npt\ndef f(a: npt.NDArray[np.uint8], t: torch.Tensor | None):\n"
+            "    return torch.tensor(a), torch.tensor(t)\n",
+            ((4, 12), (4, 29)),
+            fixed="import torch\nimport numpy.typing as npt\n"
+            "def f(a: npt.NDArray[np.uint8], t: torch.Tensor | None):\n"
+            "    return torch.as_tensor(a), torch.as_tensor(t)\n",
+        ),
+        Invalid(
+            "import torch\nimport numpy as np\ndef f(mask):\n    mask = torch.tensor(np.array(mask))\n"
+            "    return torch.tensor(mask)\n",
+            ((4, 12), (5, 12)),
+            fixed="import torch\nimport numpy as np\ndef f(mask):\n    mask = torch.as_tensor(np.array(mask))\n"
+            "    return torch.as_tensor(mask)\n",
+        ),
+        Invalid(
+            "import torch\nimport numpy as np\nmask = torch.ByteTensor(np.array(rows))\n"
+            "def f(arr: np.ndarray):\n    return torch.FloatTensor(arr)\n",
+            ((3, 8), (5, 12)),
+        ),
     )
-
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._arrays: list[set[str]] = [set()]
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        annotated = {
-            p.name.value
-            for p in parameters(node)
-            if p.annotation is not None and self._is_array_annotation(p.annotation.annotation)
-        }
-        self._arrays.append(annotated)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._arrays.pop()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                names = self._arrays[-1]
-                if self._is_array(node.value):
-                    names.add(target.target.value)
-                else:
-                    names.discard(target.target.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualname = self.ctx.qualname(node.func)
@@ -110,6 +105,12 @@ class BridgeCopy(Rule):
                 what="torch.tensor(...)",
                 instead="use `torch.as_tensor`/`torch.from_numpy`",
             )
+        elif qualname in LEGACY_CONSTRUCTORS and len(args) == 1 and self._is_array(args[0].value):
+            self.report(
+                node,
+                what=f"{qualname}(...)",
+                instead="use `torch.as_tensor(..., dtype=...)`, which copies only to change the dtype",
+            )
         elif qualname in _NUMPY_COPIES and args and _is_numpy_call(args[0].value) and len(node.args) == 1:
             self.report(node, what="np.array(t.numpy())", instead="`t.numpy()` is already an array")
         elif method_name(node) == "copy" and not node.args and self.ctx.imports_torch:
@@ -118,17 +119,8 @@ class BridgeCopy(Rule):
                 self.report(node, what=".numpy().copy()", instead="the fresh result's buffer is already private")
 
     def _is_array(self, node: cst.BaseExpression) -> bool:
-        if isinstance(node, cst.Name):
-            return node.value in self._arrays[-1]
-        if not isinstance(node, cst.Call):
-            return False
-        if _is_numpy_call(node):
-            return True
-        return self.ctx.qualname(node.func) in ARRAY_FACTORIES
-
-    def _is_array_annotation(self, node: cst.BaseExpression) -> bool:
-        target = node.value if isinstance(node, cst.Subscript) else node
-        return self.ctx.qualname(target) in _ARRAY_ANNOTATIONS  # type: ignore[arg-type]
+        """Known to hold a NumPy array or a tensor where it is read (unknown values are not)."""
+        return kind_of(self.ctx, node) in (ARRAY, TENSOR)
 
     def _as_tensor_fix(self, node: cst.Call) -> PendingFix | None:
         if not isinstance(node.func, cst.Attribute):

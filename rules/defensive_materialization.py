@@ -6,8 +6,9 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit import writes
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import method_name, source_of, walk
+from torchperf_lint.toolkit.matching import is_literal, method_name, source_of
 
 #: Methods that return a view of their receiver (or of a reshaped receiver) without copying.
 VIEWS = frozenset(
@@ -47,10 +48,14 @@ class DefensiveMaterialization(Rule):
     notes = (
         "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, "
         "transpose, unsqueeze, squeeze, expand, view and friends), or applied to a parameter of the "
-        "enclosing function. Not flagged when the result is assigned to a name that the same function "
-        "later writes in place (`name.add_(...)`, `name[...] = ...`, `out=name`), or when the copy is "
-        "returned (directly or through the name it is bound to): then it keeps the caller's result from "
-        "aliasing the input. Files that never import torch are skipped."
+        "enclosing function. The copy is followed through view and reshape chains "
+        "(`x.clone().reshape(-1, 2)`), conditional expressions (`x if inplace else x.clone()`) and "
+        "the name it is bound to (plain or annotated). Exempt, because the copy is then needed: "
+        "something writes it in place (`y[...] = v`, `y[...].zero_()`, `y += v`, `y.attr.fill_(0)`, "
+        "`f(y, inplace=True)`, `out=y`); it is returned (alone or in a tuple), kept (`items.append(y)`) "
+        "or stored (`self.y = ...`), so it must not alias the input; or, for `.contiguous()`, its result "
+        "feeds `.view(...)`, `torch.view_as_complex` or a compiled extension under `torch.ops`, which "
+        "need contiguous memory. Files that never import torch are skipped."
     )
     fix = UNSAFE
     fix_safety = (
@@ -65,6 +70,21 @@ class DefensiveMaterialization(Rule):
         "def f(x):\n    return x.permute(1, 0).contiguous()\n",
         "import torch\ndef view_copy(self, dtype):\n    return self.clone().view(dtype)\n",
         "import torch\ndef f(t):\n    if min(t.stride()) > 1:\n        return t.contiguous()\n    return t\n",
+        "import torch\ndef f(boxes, inplace):\n    out = boxes if inplace else boxes.clone()\n"
+        "    out[..., 2:] -= out[..., :2]\n",
+        "import torch\ndef f(self, keep, inplace):\n    obj = self if inplace else self.clone()\n"
+        "    obj._valid &= keep\n    obj._data.masked_fill_(keep, 0)\n",
+        "import torch\ndef f(points):\n    points = points.clone().reshape(-1, 2)\n    points[:, 0] = 0\n",
+        "import torch\ndef f(bias):\n    bias = bias.clone()\n    bias[4:8].zero_()\n",
+        "import torch\ndef f(boxes):\n    b: torch.Tensor = boxes.clone()\n    convert(b, inplace=True)\n",
+        "import torch\ndef f(x, b):\n    x = x.permute(0, 2, 1).contiguous()\n    return g(x.view(b, -1))\n",
+        "import torch\ndef f(x):\n    return torch.view_as_complex(x.transpose(0, 1).contiguous())\n",
+        "import torch\ndef f(self, x):\n    self.data = x.transpose(0, 1).contiguous()\n",
+        "import torch\ndef f(old, new):\n    return new.clone(), step(new)\n",
+        "import torch\ndef f(t):\n    b = t.permute(2, 0, 1).contiguous().unsqueeze(0)\n    return b\n",
+        "import torch\ndef f(t):\n    rel = t.permute(1, 2, 0).contiguous().unsqueeze(0)\n"
+        "    rel *= 8\n    return g(rel)\n",
+        "import torch\ndef f(boxes):\n    applied = boxes.clone().transform_(m)\n",
     )
     invalid = (
         Invalid(
@@ -80,6 +100,18 @@ class DefensiveMaterialization(Rule):
             "import torch\ndef f(x, w):\n    y = x.unsqueeze(0).expand(4, -1).clone()\n    return y @ w\n",
             ((3, 9),),
         ),
+        Invalid(
+            "import torch\ndef f(points, inplace):\n"
+            "    p = points.clone() if points.is_floating_point() else points.float()\n"
+            "    q = p.reshape(-1, 2)\n    return torch.cat([q, q], dim=1)\n",
+            ((3, 9),),
+        ),
+        Invalid(
+            "import torch\ndef f(sim):\n    s = sim.transpose(-1, -2).contiguous()\n"
+            "    return s.softmax(2).sum()\n",
+            ((3, 9),),
+            fixed="import torch\ndef f(sim):\n    s = sim.transpose(-1, -2)\n    return s.softmax(2).sum()\n",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -88,7 +120,7 @@ class DefensiveMaterialization(Rule):
             return
         receiver = node.func.value  # type: ignore[attr-defined]
         after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
-        if not (after_view or self._is_parameter(receiver)) or self._result_is_written() or self._escapes():
+        if not (after_view or self._is_parameter(receiver)) or self._is_needed(method):
             return
         fix = None
         if after_view and method == "contiguous":
@@ -101,67 +133,77 @@ class DefensiveMaterialization(Rule):
             return False
         return any(p.name.value == receiver.value for p in parameters(function))
 
-    def _escapes(self) -> bool:
-        """Whether the copy itself (or a method chain on it) is returned, directly or through the name
-        it is bound to: a caller may then write to it, so the copy keeps it from aliasing the input."""
-        node, parent_index = self.ctx.ancestors[-1], len(self.ctx.ancestors) - 2
-        while parent_index >= 0:
-            parent = self.ctx.ancestors[parent_index]
-            if isinstance(parent, cst.Return):
+    def _is_needed(self, method: str) -> bool:
+        """Whether something needs the copy: it is written in place, kept or returned (so it must not
+        alias the input), or, for ``.contiguous()``, read by an operation that needs contiguous memory.
+
+        The copy is followed through view chains (``x.clone().reshape(-1, 2)``), conditional
+        expressions (``x if inplace else x.clone()``) and the name it is bound to.
+        """
+        ancestors = self.ctx.ancestors
+        value: cst.CSTNode = ancestors[-1]
+        for index in range(len(ancestors) - 2, -1, -1):
+            parent = ancestors[index]
+            if isinstance(parent, cst.Attribute) and parent.value is value:
+                continue_chain = index > 0 and isinstance(ancestors[index - 1], cst.Call)
+                if not continue_chain:
+                    return False
+                value = parent
+            elif isinstance(parent, cst.Call) and parent.func is value:
+                chained = method_name(parent) or ""
+                if chained.endswith("_") and not chained.endswith("__"):
+                    return True
+                if chained in writes.VIEW_METHODS and method == "contiguous":
+                    return True
+                if chained not in _PASS_THROUGH:
+                    return False
+                value = parent
+            elif isinstance(parent, cst.Subscript) and parent.value is value:
+                value = parent
+            elif isinstance(parent, cst.IfExp | cst.Element | cst.Tuple | cst.List):
+                value = parent
+            elif isinstance(parent, cst.Return):
                 return True
-            if not _continues_chain(parent, node):
-                break
-            node, parent_index = parent, parent_index - 1
-        parent = self.ctx.parent
-        function = self.ctx.enclosing_function()
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1) or function is None:
-            return False
-        target = parent.targets[0].target
-        return isinstance(target, cst.Name) and any(
-            isinstance(found, cst.Return) and found.value is not None and _is_chain_of(found.value, target.value)
-            for found in walk(function.body, into_functions=False)
-        )
+            elif isinstance(parent, cst.Arg):
+                return self._argument_needs(ancestors[index - 1], parent, method)
+            elif isinstance(parent, cst.Assign | cst.AnnAssign):
+                return self._binding_needs(parent, method)
+            else:
+                return False
+        return False
 
-    def _result_is_written(self) -> bool:
-        """Whether the copy is bound to a name that the same function later writes in place."""
-        parent = self.ctx.parent
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
+    def _argument_needs(self, call: cst.CSTNode, arg: cst.Arg, method: str) -> bool:
+        """A call that writes its argument (``inplace=True``, ``out=``), keeps it (``items.append``),
+        or needs contiguous memory (``torch.view_as_complex``, a compiled extension)."""
+        if not isinstance(call, cst.Call):
             return False
-        target = parent.targets[0].target
-        function = self.ctx.enclosing_function()
-        if not isinstance(target, cst.Name) or function is None:
-            return False
-        return any(_writes_in_place(found, target.value) for found in walk(function.body, into_functions=False))
-
-
-def _writes_in_place(node: cst.CSTNode, name: str) -> bool:
-    if isinstance(node, cst.Call):
-        method = method_name(node)
-        receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
-        if method and method.endswith("_") and not method.endswith("__") and _is_name(receiver, name):
+        if arg.keyword is not None and arg.keyword.value == "out":
             return True
-        return any(
-            arg.keyword is not None and arg.keyword.value == "out" and _is_name(arg.value, name)
-            for arg in node.args
-        )
-    if isinstance(node, cst.AssignTarget | cst.AugAssign):
-        target = node.target
-        return isinstance(target, cst.Subscript) and _is_name(target.value, name)
-    return False
+        if method_name(call) in writes.KEEPING_METHODS:
+            return True
+        if any(
+            a.keyword is not None and a.keyword.value == "inplace" and not is_literal(a.value, "False")
+            for a in call.args
+        ):
+            return True
+        qualname = self.ctx.qualname(call.func) or ""
+        return method == "contiguous" and (qualname in _NEEDS_CONTIGUOUS or qualname.startswith("torch.ops."))
+
+    def _binding_needs(self, statement: cst.Assign | cst.AnnAssign, method: str) -> bool:
+        if isinstance(statement, cst.Assign):
+            targets = [t.target for t in statement.targets]
+        else:
+            targets = [statement.target]
+        if not all(isinstance(target, cst.Name) for target in targets):
+            return True  # stored as an attribute or an item: the copy outlives this function's view of it
+        function = self.ctx.enclosing_function()
+        facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
+        needed = facts.written | facts.kept | facts.returned
+        if method == "contiguous":
+            needed = needed | facts.viewed
+        return any(target.value in needed for target in targets)  # type: ignore[attr-defined]
 
 
-def _continues_chain(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
-    """``child.attr``, ``child.method(...)`` or ``child[...]``: the value is still the copy's."""
-    if isinstance(parent, cst.Attribute | cst.Subscript):
-        return parent.value is child
-    return isinstance(parent, cst.Call) and parent.func is child
-
-
-def _is_chain_of(node: cst.BaseExpression, name: str) -> bool:
-    while isinstance(node, cst.Call | cst.Attribute | cst.Subscript):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    return isinstance(node, cst.Name) and node.value == name
-
-
-def _is_name(node: cst.CSTNode | None, name: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == name
+#: Methods whose result shares the copy's memory, so a write to it writes the copy.
+_PASS_THROUGH = VIEWS | {"reshape", "flatten", "unflatten", "detach", "narrow", "select", "view_as", "as_strided"}
+_NEEDS_CONTIGUOUS = frozenset({"torch.view_as_complex", "torch.view_as_real"})

@@ -5,10 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.functions import in_loop
+from torchperf_lint.toolkit.flow import runs_at_most_once
+from torchperf_lint.toolkit.functions import enclosing_loops, in_loop
 from torchperf_lint.toolkit.matching import method_name, walk
+from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
-_TO_PYTHON = frozenset({"item", "tolist", "numpy"})
+_TO_PYTHON = frozenset({"item", "tolist"})
 _BUILTINS = frozenset({"bool", "int", "float"})
 #: Tensor methods whose result is a scalar tensor that Python then reads.
 REDUCTIONS = frozenset(
@@ -50,11 +52,15 @@ class HostSyncInLoop(Rule):
     use_instead = "keep = volume.amax(dim=(1, 2)) > 0\ntotal = volume[keep].sum().item()"
     notes = (
         "Flagged inside `for`/`while` bodies, `while` tests and comprehensions (not a loop's own "
-        "iterable, which runs once): `.item()`, `.tolist()`, `.numpy()`; `bool()`, `int()`, "
-        "`float()` of a reduction (`t.sum()`, `torch.max(t)`, `t.any()`...); and an `if` or `while` "
-        "test that calls a reduction or `torch.equal`/`torch.allclose`. Other torch calls "
-        "(`torch.distributed.get_rank()`) return plain Python values and are not flagged. "
-        "Files that never import torch are skipped."
+        "iterable, which runs once): `.item()` and `.tolist()`; `bool()`, `int()` or `float()` of a "
+        "reduction (`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor "
+        "(`float(t[i])` with `t: torch.Tensor`); and an `if` or `while` test that calls a reduction or "
+        "`torch.equal`/`torch.allclose`, or tests a known tensor (`if mask:`). Exempt: values known to "
+        "be NumPy arrays (annotated `np.ndarray`, bound from `np.*` or `.numpy()`), whose reads are no "
+        "tensor reads; a bare `.numpy()`, which is a zero-copy view of a CPU tensor; code that runs at "
+        "most once per loop because its branch, or the loop body, ends in `return`, `break` or `raise`; "
+        "other torch calls (`torch.distributed.get_rank()`), which return Python values. Files that "
+        "never import torch are skipped."
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
@@ -64,34 +70,70 @@ class HostSyncInLoop(Rule):
         "for row in rows:\n    total += row.item()\n",
         "import torch\nfor i in range(n):\n    k = int(i)\n",
         "import torch\nfor b in buckets:\n    if torch.distributed.get_rank() == 0:\n        print(b)\n",
+        "import torch\nimport numpy as np\ndef f(values: np.ndarray, img):\n    for i in range(0, 8, 4):\n"
+        "        g(values[i : i + 4].tolist())\n        if values.any():\n            pass\n",
+        "import torch\nimport numpy as np\ndef f(t):\n    arr = np.asarray(t)\n    for i in range(3):\n"
+        "        g(arr.sum().item(), t.numpy())\n",
+        "import torch\nfor _ in range(10):\n    i = torch.randint(0, 9, (1,)).item()\n    break\n",
+        "import torch\ndef f():\n    for _ in range(10):\n        if ok():\n"
+        "            j = torch.randint(0, 9, (1,)).item()\n            return j\n",
+        "import torch\ndef f(t: torch.Tensor):\n    for i in range(3):\n        n = int(t.shape[0])\n",
     )
     invalid = (
         Invalid("import torch\nfor t in tensors:\n    total += t.item()\n", ((3, 14),)),
         Invalid("import torch\nwhile x.max() > 0:\n    x = x - 1\n", ((2, 7),)),
         Invalid("import torch\nfor p in planes:\n    if torch.any(p < 0):\n        break\n", ((3, 8),)),
         Invalid("import torch\nsizes = [int(t.sum()) for t in tensors]\n", ((2, 10),)),
+        Invalid(
+            "import torch\ndef f(t: torch.Tensor, mask: torch.Tensor):\n    for i in range(3):\n"
+            "        a, b, c = float(t[i]), int(t), bool(t)\n        if mask[i]:\n            pass\n",
+            ((4, 19), (4, 32), (4, 40), (5, 12)),
+        ),
+        Invalid(
+            "import torch\nfor _ in range(10):\n    i = torch.randint(0, 9, (1,)).item()\n    for j in x:\n"
+            "        break\n    if ok():\n        continue\n",
+            ((3, 9),),
+        ),
+        Invalid(
+            "import torch\nfor _ in range(10):\n    for j in x:\n        y = j.item()\n        break\n",
+            ((4, 13),),
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.imports_torch or in_loop(self.ctx) is None:
+        if not self.ctx.imports_torch or not self._repeats():
             return
         method = method_name(node)
         if method in _TO_PYTHON:
-            self.report(node, what=f".{method}()")
+            if kind_of(self.ctx, node.func.value) != ARRAY:  # type: ignore[attr-defined]
+                self.report(node, what=f".{method}()")
         elif isinstance(node.func, cst.Name) and node.func.value in _BUILTINS and len(node.args) == 1:
-            if self._reads_tensor(node.args[0].value):
+            value = node.args[0].value
+            if self._reads_tensor(value) or kind_of(self.ctx, value) == TENSOR:
                 self.report(node, what=f"{node.func.value}(...)")
 
     def visit_If(self, node: cst.If) -> None:
-        self._check_test(node.test)
+        if self.ctx.imports_torch and self._repeats():
+            self._check_test(node.test)
 
     def visit_While(self, node: cst.While) -> None:
-        self._check_test(node.test, loop_test=True)
+        if self.ctx.imports_torch:
+            self._check_test(node.test)
 
-    def _check_test(self, test: cst.BaseExpression, loop_test: bool = False) -> None:
-        if not self.ctx.imports_torch or (not loop_test and in_loop(self.ctx) is None):
-            return
-        if any(isinstance(n, cst.Call) and self._reads_tensor(n) for n in walk(test, into_functions=False)):
+    def _repeats(self) -> bool:
+        """Inside a loop, on a path that some enclosing loop of the same function can run again."""
+        innermost = in_loop(self.ctx)
+        if innermost is None:
+            return False
+        ancestors = self.ctx.ancestors
+        loops = [innermost, *(n for n in enclosing_loops(self.ctx) if n is not innermost)]
+        return any(not runs_at_most_once(ancestors, loop) for loop in loops)
+
+    def _check_test(self, test: cst.BaseExpression) -> None:
+        calls = (n for n in walk(test, into_functions=False) if isinstance(n, cst.Call))
+        if any(self._reads_tensor(n) for n in calls) or any(
+            kind_of(self.ctx, operand) == TENSOR for operand in _operands(test)
+        ):
             self.report(test, what="a branch on a tensor value")
 
     def _reads_tensor(self, node: cst.BaseExpression) -> bool:
@@ -100,4 +142,15 @@ class HostSyncInLoop(Rule):
         qualname = self.ctx.qualname(node.func)
         if qualname is not None:
             return qualname in TORCH_READS
-        return method_name(node) in REDUCTIONS
+        if method_name(node) not in REDUCTIONS:
+            return False
+        return kind_of(self.ctx, node.func.value) != ARRAY  # type: ignore[attr-defined]
+
+
+def _operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a test's truth is read from: ``a`` and ``b`` in ``not a or b``."""
+    if isinstance(test, cst.BooleanOperation):
+        return [*_operands(test.left), *_operands(test.right)]
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _operands(test.expression)
+    return [test]

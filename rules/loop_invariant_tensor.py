@@ -5,7 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.matching import walk
+from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit.flow import runs_at_most_once
+from torchperf_lint.toolkit.matching import method_name, walk
 
 _TORCH_CONSTRUCTORS = "tensor as_tensor from_numpy arange linspace logspace meshgrid full ones zeros empty eye"
 CONSTRUCTORS = frozenset(
@@ -33,8 +35,14 @@ class LoopInvariantTensor(Rule):
     notes = (
         "A call to a torch constructor (`tensor`, `as_tensor`, `from_numpy`, `arange`, `linspace`, "
         "`meshgrid`, `full`, `ones`, `zeros`, `empty`, `eye`, `F.affine_grid`) inside a `for` or "
-        "`while` body is flagged when no name in its arguments is bound inside the loop (targets, "
-        "assignments, `with ... as`, walrus) and its arguments make no calls."
+        "`while` body is flagged when no name in its arguments is bound or changed inside the loop "
+        "(targets, assignments, `with ... as`, walrus, `items.append(...)` and other in-place changes) "
+        "and its arguments make no calls. Exempt, because the tensor is meant to be new each time: a "
+        "buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`), one that is kept "
+        "(`out.append(torch.zeros(n))`, `self.cache[k] = ...`), and one bound to a name the loop body "
+        "writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`), keeps or returns. Also exempt: a "
+        "constructor that runs at most once per loop, in a branch or loop body that ends in `return`, "
+        "`break` or `raise`."
     )
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
@@ -42,6 +50,13 @@ class LoopInvariantTensor(Rule):
         "import torch\nfor v in volumes:\n    buf = torch.empty_like(v)\n",
         "import torch\nt = torch.zeros(3)\nfor i in range(4):\n    t += i\n",
         "import torch\nfor i in range(4):\n    n = i * 2\n    t = torch.arange(n)\n",
+        "import torch\nfor _ in range(10):\n    area = torch.empty(1).uniform_(0.1, 1.0).item()\n",
+        "import torch\nfor a in angles:\n    rx = torch.eye(3)\n    rx[1, 1] = a\n    mats.append(rx)\n",
+        "import torch\nfor level in levels:\n    sigmas.append(torch.full((2, 3), 1.6))\n",
+        "import torch\ndef f(steps):\n    for step in steps:\n        if step is None:\n"
+        "            return torch.zeros(3)\n",
+        "import torch\nfor line in lines:\n    labels.append(parse(line))\n    t = torch.tensor(labels)\n",
+        "import torch\nwhile True:\n    v = torch.tensor([1.0, 2.0])[:, None]\n    break\n",
     )
     invalid = (
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
@@ -51,6 +66,16 @@ class LoopInvariantTensor(Rule):
         ),
         Invalid(
             "import torch\nfor v in volumes:\n    out = torch.empty((n, c), dtype=torch.float32)\n", ((3, 11),)
+        ),
+        Invalid(
+            "import torch\nfor boxes in batch:\n    labels = torch.arange(n, device=d)\n"
+            "    labels = labels.view(1, -1)\n    keep.append(labels[0])\n",
+            ((3, 14),),
+        ),
+        Invalid(
+            "import torch\nfor kps in points:\n    if kps is None:\n        continue\n"
+            "    eye = torch.eye(2).expand(len(kps), -1, -1)\n",
+            ((5, 11),),
         ),
     )
 
@@ -69,8 +94,42 @@ class LoopInvariantTensor(Rule):
         if any(isinstance(n, cst.Call) for n in used):
             return
         names = {n.value for n in used if isinstance(n, cst.Name)}
-        if not names & self._bound_in(loop):
-            self.report(node, callee=callee)
+        changed = writes.of(self.ctx, loop.body)
+        if names & (self._bound_in(loop) | changed.mutated | changed.written):
+            return
+        if runs_at_most_once(self.ctx.ancestors, loop) or self._is_fresh_buffer(changed):
+            return
+        self.report(node, callee=callee)
+
+    def _is_fresh_buffer(self, changed: writes.Writes) -> bool:
+        """Whether the new tensor is meant to be new each time: filled in place on the spot
+        (``torch.empty(1).uniform_()``), kept (``out.append(torch.zeros(n))``), or bound to a name the
+        loop body writes in place, keeps or returns."""
+        ancestors = self.ctx.ancestors
+        value: cst.CSTNode = ancestors[-1]
+        for parent in reversed(ancestors[:-1]):
+            if isinstance(parent, cst.Attribute) and parent.value is value:
+                value = parent
+            elif isinstance(parent, cst.Call) and parent.func is value:
+                method = method_name(parent) or ""
+                if method.endswith("_") and not method.endswith("__"):
+                    return True
+                value = parent
+            elif isinstance(parent, cst.Subscript) and parent.value is value:
+                value = parent
+            elif isinstance(parent, cst.Arg):
+                outer = ancestors[ancestors.index(parent) - 1]
+                return isinstance(outer, cst.Call) and method_name(outer) in writes.KEEPING_METHODS
+            elif isinstance(parent, cst.Assign | cst.AnnAssign):
+                targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+                return any(
+                    not isinstance(target, cst.Name)
+                    or target.value in changed.written | changed.kept | changed.returned
+                    for target in targets
+                )
+            else:
+                return False
+        return False
 
     def _enclosing_loop(self) -> cst.For | cst.While | None:
         """The innermost loop whose body holds the visited call (within the same function)."""

@@ -41,6 +41,8 @@ class FileContext:
     qualname_stack: list[str] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
     syntax_tree: ast.Module | None = None
+    #: Facts the toolkit computed once for a function or block, keyed by (kind, id of the node).
+    facts: dict[tuple[str, int], object] = field(default_factory=dict)
     _mentioned: dict[re.Pattern[str], bool] = field(default_factory=dict)
     _reported: set[tuple[str, int]] = field(default_factory=set)
 

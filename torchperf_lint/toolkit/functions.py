@@ -81,6 +81,17 @@ def in_loop(ctx: FileContext) -> cst.CSTNode | None:
     return None
 
 
+def enclosing_loops(ctx: FileContext) -> list[cst.For | cst.While]:
+    """Every ``for``/``while`` of the innermost function whose body holds the visited node, innermost first."""
+    found = []
+    child = ctx.ancestors[-1]
+    for node in _own_ancestors(ctx):
+        if type(node) in _LOOPS and child is node.body:  # type: ignore[attr-defined]
+            found.append(node)
+        child = node
+    return found  # type: ignore[return-value]
+
+
 def under_grad_guard(ctx: FileContext) -> bool:
     """Inside ``with torch.no_grad():``/``inference_mode()`` or a function decorated with either."""
     for node in _own_ancestors(ctx):

@@ -1,0 +1,233 @@
+"""What a name holds: a torch tensor, a NumPy array, or unknown (None).
+
+Facts are built once per function (or module body) in one pass in source order, from parameter
+annotations (``torch.Tensor``, ``np.ndarray``, ``npt.NDArray[...]``, optional forms of them) and from
+the value each assignment binds (``torch.*`` functions, ``np.*`` calls, ``.numpy()``, method chains on
+a known value). A binding takes effect after its right-hand side is read: in ``mean = torch.tensor(mean)``
+the argument is what ``mean`` held before. Rules whose message claims a tensor treat unknown as not one.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchperf_lint.context import FileContext
+from torchperf_lint.toolkit.traversal import children
+
+TENSOR, ARRAY = "tensor", "array"
+Kind = str | None
+
+_TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+_ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+_OPTIONAL = frozenset({"typing.Optional"})
+#: Namespaces whose functions return tensors, apart from the queries and settings below.
+_TENSOR_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
+_NOT_TENSOR_PREFIXES = ("is_", "get_", "set_", "use_", "are_", "manual_seed", "promote_types", "result_type")
+_NOT_TENSOR_FUNCTIONS = frozenset(
+    "device dtype Size finfo iinfo Generator no_grad enable_grad inference_mode set_grad_enabled autocast "
+    "numel typename compile jit cuda backends".split()
+)
+#: Tensor methods whose result is a Python value, or no tensor at all.
+_NOT_TENSOR_METHODS = frozenset(
+    "item tolist numpy dim ndimension size numel nelement stride storage_offset data_ptr element_size "
+    "equal get_device untyped_storage storage type backward register_hook".split()
+)
+_NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
+_VALUE_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+@dataclass
+class Kinds:
+    """Per name, the kind each binding gives it, by the position where it takes effect."""
+
+    order: dict[int, int] = field(default_factory=dict)  # id(node) -> source-order index
+    bindings: dict[str, list[tuple[int, Kind]]] = field(default_factory=dict)
+
+    def at(self, name: str, node: cst.CSTNode) -> Kind:
+        """What ``name`` holds where ``node`` is evaluated (the last binding before it)."""
+        found = self.bindings.get(name)
+        index = self.order.get(id(node))
+        if not found or index is None:
+            return None
+        position = bisect.bisect_right([where for where, _ in found], index)
+        return found[position - 1][1] if position else None
+
+
+def kind_of(ctx: FileContext, expression: cst.BaseExpression) -> Kind:
+    """What ``expression`` (inside the node being visited) evaluates to."""
+    kinds = of(ctx, _scope_node(ctx))
+    return _Evaluator(ctx, kinds).kind(expression)
+
+
+def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
+    """The kind an annotation promises: ``torch.Tensor``, ``np.ndarray``, ``NDArray[...]``, or
+    ``Optional``/``| None`` of one of them."""
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        sides = [annotation.left, annotation.right]
+        kinds = {annotation_kind(ctx, side) for side in sides if not _is_none(side)}
+        return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(annotation, cst.Subscript):
+        if ctx.qualname(annotation.value) in _OPTIONAL and len(annotation.slice) == 1:
+            index = annotation.slice[0].slice
+            return annotation_kind(ctx, index.value) if isinstance(index, cst.Index) else None
+        annotation = annotation.value
+    if not isinstance(annotation, cst.Name | cst.Attribute):
+        return None
+    qualname = ctx.qualname(annotation)
+    if qualname in _TENSOR_TYPES:
+        return TENSOR
+    return ARRAY if qualname in _ARRAY_TYPES else None
+
+
+def of(ctx: FileContext, scope: cst.CSTNode) -> Kinds:
+    """The kinds of every name a function (or the module body) binds, computed once."""
+    key = ("kinds", id(scope))
+    found = ctx.facts.get(key)
+    if found is None:
+        found = ctx.facts[key] = _Builder(ctx).build(scope)
+    return found  # type: ignore[return-value]
+
+
+def _scope_node(ctx: FileContext) -> cst.CSTNode:
+    for node in reversed(ctx.ancestors[:-1]):
+        if isinstance(node, _SCOPES):
+            return node
+    return ctx.module
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+class _Evaluator:
+    """Kinds of expressions, given the facts of the scope they are read in."""
+
+    def __init__(self, ctx: FileContext, kinds: Kinds) -> None:
+        self.ctx, self.kinds = ctx, kinds
+
+    def kind(self, node: cst.BaseExpression) -> Kind:
+        kind = type(node)
+        if kind is cst.Name:
+            return self.kinds.at(node.value, node)  # type: ignore[attr-defined]
+        if kind is cst.Call:
+            return self._call(node)  # type: ignore[arg-type]
+        if kind is cst.Subscript:
+            return self.kind(node.value)  # type: ignore[attr-defined]
+        if kind is cst.Attribute:
+            if node.attr.value in _VALUE_ATTRIBUTES:  # type: ignore[attr-defined]
+                return self.kind(node.value)  # type: ignore[attr-defined]
+            return None
+        if kind is cst.BinaryOperation:
+            sides = {self.kind(node.left), self.kind(node.right)}  # type: ignore[attr-defined]
+            return TENSOR if TENSOR in sides else ARRAY if ARRAY in sides else None
+        if kind is cst.UnaryOperation:
+            return self.kind(node.expression)  # type: ignore[attr-defined]
+        if kind is cst.Comparison:
+            return self._comparison(node)  # type: ignore[arg-type]
+        if kind is cst.IfExp:
+            body = self.kind(node.body)  # type: ignore[attr-defined]
+            return body if body == self.kind(node.orelse) else None  # type: ignore[attr-defined]
+        return None
+
+    def _comparison(self, node: cst.Comparison) -> Kind:
+        """``t > 0`` on a tensor is a tensor; ``is``, ``in`` and their negations give a Python bool."""
+        if any(isinstance(target.operator, _IDENTITY_TESTS) for target in node.comparisons):
+            return None
+        sides = {self.kind(node.left), *(self.kind(target.comparator) for target in node.comparisons)}
+        return TENSOR if TENSOR in sides else ARRAY if ARRAY in sides else None
+
+    def _call(self, call: cst.Call) -> Kind:
+        func = call.func
+        qualname = self.ctx.qualname(func)
+        if qualname is not None:
+            return _function_kind(qualname)
+        if not isinstance(func, cst.Attribute):
+            return None
+        method = func.attr.value
+        if method == "numpy":
+            return ARRAY
+        receiver = self.kind(func.value)
+        if receiver == TENSOR:
+            return None if method in _NOT_TENSOR_METHODS or method.startswith("is_") else TENSOR
+        if receiver == ARRAY:
+            return None if method in _NOT_ARRAY_METHODS else ARRAY
+        return None
+
+
+def _function_kind(qualname: str) -> Kind:
+    if qualname.startswith("numpy.") and not qualname.startswith("numpy.typing"):
+        return ARRAY
+    namespace, _, name = qualname.rpartition(".")
+    if namespace not in _TENSOR_NAMESPACES or name in _NOT_TENSOR_FUNCTIONS:
+        return None
+    if name.startswith(_NOT_TENSOR_PREFIXES):
+        return None
+    return TENSOR if name[:1].islower() else None
+
+
+class _Builder:
+    """One pass over a scope in source order: numbers every node, records each binding's kind."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.kinds = Kinds()
+        self.evaluate = _Evaluator(ctx, self.kinds)
+        self.counter = 0
+
+    def build(self, scope: cst.CSTNode) -> Kinds:
+        if isinstance(scope, cst.FunctionDef | cst.Lambda):
+            params = scope.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                annotation = param.annotation
+                kind = annotation_kind(self.ctx, annotation.annotation) if annotation is not None else None
+                self._bind(param.name.value, kind, -1)
+            self._number(scope.body)
+        elif isinstance(scope, cst.ClassDef):
+            self._number(scope.body)
+        else:
+            self._number(scope)
+        return self.kinds
+
+    def _number(self, node: cst.CSTNode) -> None:
+        self.kinds.order[id(node)] = self.counter
+        self.counter += 1
+        for child in children(node):
+            if isinstance(child, _SCOPES):
+                continue
+            if type(node) is cst.For and child is node.body:  # type: ignore[attr-defined]
+                self._bind_target(node.target, self.evaluate.kind(node.iter))  # type: ignore[attr-defined]
+            self._number(child)
+        self._binding_of(node)
+
+    def _bind(self, name: str, kind: Kind, where: int | None = None) -> None:
+        self.kinds.bindings.setdefault(name, []).append((self.counter if where is None else where, kind))
+
+    def _binding_of(self, node: cst.CSTNode) -> None:
+        """After a node's children are numbered (its right-hand side read), its binding applies."""
+        kind = type(node)
+        if kind is cst.Assign:
+            value = self.evaluate.kind(node.value)  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                self._bind_target(target.target, value)
+        elif kind is cst.AnnAssign:
+            declared = annotation_kind(self.ctx, node.annotation.annotation)  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]
+            self._bind_target(node.target, declared or (self.evaluate.kind(value) if value else None))  # type: ignore[attr-defined]
+        elif kind is cst.NamedExpr:
+            self._bind_target(node.target, self.evaluate.kind(node.value))  # type: ignore[attr-defined]
+        elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
+            self._bind_target(node.asname.name, None)  # type: ignore[attr-defined]
+
+    def _bind_target(self, target: cst.BaseExpression, kind: Kind) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value, kind)
+        elif isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                self._bind_target(element.value, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, None)
