@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import SAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.matching import is_reference, is_torch_name, positional, source_of
+from torchperf_lint.toolkit.matching import is_reference, is_torch_name, positional, source_of, string_value
 from torchperf_lint.toolkit.scopes import dotted
 
 _COMPILERS = (
@@ -18,8 +18,19 @@ _COMPILERS = (
     "torch.jit.freeze",
     "torch.export.export",
     "torch.fx.symbolic_trace",
+    "torch.onnx.export",
+    "torch.onnx.dynamo_export",
+    # Third-party compilers that wrap torch.compile or TorchScript, matched where the import resolves.
+    "torch_tensorrt.compile",
+    "torch_tensorrt.dynamo.compile",
+    "torch_tensorrt.ts.compile",
+    "torch2trt.torch2trt",
+    "thunder.jit",
 )
-_COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor")
+#: Packages whose every member is compiler machinery: internal ones and the public ``torch.compiler`` API.
+_COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor", "torch.compiler")
+#: Queries that only ask whether code is being compiled or exported; eager code may ask them freely.
+_QUERY_PREFIX = "is_"
 #: Compilers whose removal leaves a function returning the same values.
 _EAGER_EQUIVALENT = frozenset({"torch.compile", "torch.jit.script", "torch.jit.script_method"})
 
@@ -29,7 +40,7 @@ class Compilation(Rule):
     name = "compilation"
     hint = "Remove the compile/script wrapper and benchmark the eager route."
     summary = "`torch.compile`, TorchScript, dynamo or graph capture"
-    message = "`{what}` compiles or captures a graph; public routes stay eager"
+    message = "`{what}` {effect}; public routes stay eager"
     why = (
         "The contract promises eager CPU routes. Compilation adds a warm-up the first call pays, "
         "recompiles when shapes or dtypes change, and makes the measured route differ from the one "
@@ -39,9 +50,15 @@ class Compilation(Rule):
     example = "@torch.compile\ndef warp(volume): ..."
     use_instead = "def warp(volume): ...  # eager, benchmarked as such"
     notes = (
-        "Matches the qualified name however it was imported. Any use of `torch._dynamo` or "
-        "`torch._inductor`, imports included, is flagged. `re.compile` and local functions "
-        "named `compile` are not torch and are not flagged."
+        "Matches the qualified name however it was imported: `torch.compile`, TorchScript "
+        "(`torch.jit.script`, `trace`, `freeze`...), `torch.export.export`, `torch.fx.symbolic_trace`, "
+        "`torch.onnx.export`, every member of the public `torch.compiler` API (`reset`, "
+        "`load_compiled_function`, `disable`...) and of `torch._dynamo`/`torch._inductor` (imports "
+        "included), and third-party compilers where their import resolves (`torch_tensorrt.compile`, "
+        "`torch2trt.torch2trt`, `thunder.jit`). Exempt: queries whose name starts with `is_` "
+        '(`torch.compiler.is_compiling()`, `getattr(torch._dynamo, "is_compiling")`), which only ask '
+        "whether code is being compiled and are how eager code stays compatible; `re.compile` and "
+        "local functions named `compile`, which are not torch."
     )
     fix = "safe"
     fix_safety = (
@@ -56,6 +73,10 @@ class Compilation(Rule):
         "import torch\nclass M:\n    def compile(self):\n        pass\nM().compile()\n",
         "from torch import compile\ndef f(compile):\n    return compile(1)\n",
         "import torch\nx = torch.jit\n",
+        "import torch\nif torch.compiler.is_compiling():\n    pass\n",
+        "import torch\nf = getattr(torch._dynamo, 'is_compiling', None)\n",
+        "from torch._dynamo.utils import is_compile_supported\nok = is_compile_supported('cpu')\n",
+        "def compile(model):\n    return model\ntorch_tensorrt = None\ncompile(1)\n",
     )
     invalid = (
         Invalid(
@@ -78,6 +99,13 @@ class Compilation(Rule):
         Invalid("import functools, torch as T\ng = functools.partial(T.compile, f)\n", ((2, 23),)),
         Invalid("import torch._dynamo\n", ((1, 8),)),
         Invalid("import torch\ntorch._dynamo.reset()\n", ((2, 1),)),
+        Invalid("import torch\ntorch.onnx.export(model, args, 'm.onnx')\n", ((2, 1),)),
+        Invalid(
+            "import torch\ntorch.compiler.reset()\nfn = torch.compiler.load_compiled_function(f)\n",
+            ((2, 1), (3, 6)),
+        ),
+        Invalid("import torch_tensorrt as trt\nm = trt.compile(model, ir='dynamo')\n", ((2, 5),)),
+        Invalid("from torch import compiler\n@compiler.disable\ndef f(x):\n    pass\n", ((1, 19), (2, 2))),
     )
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -91,9 +119,23 @@ class Compilation(Rule):
         if qualname is None or not is_reference(self.ctx, node):
             return
         if qualname in _COMPILERS:
-            self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname)
-        elif is_torch_name(qualname, *_COMPILER_PACKAGES):
-            self.report(node, what=_package_of(qualname))
+            effect = "compiles or captures a graph"
+            self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname, effect=effect)
+        elif is_torch_name(qualname, *_COMPILER_PACKAGES) and not self._is_query(qualname):
+            self.report(node, what=_member_of(qualname), effect="belongs to the compiler stack")
+
+    def _is_query(self, qualname: str) -> bool:
+        """``torch.compiler.is_compiling``, or ``getattr(torch._dynamo, "is_compiling", ...)``."""
+        if qualname.rpartition(".")[2].startswith(_QUERY_PREFIX):
+            return True
+        arg, call = self.ctx.parent, self.ctx.ancestors[-3] if len(self.ctx.ancestors) > 2 else None
+        if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+            return False
+        args = positional(call)
+        if call.func.value not in ("getattr", "hasattr") or len(args) < 2 or args[0] is not arg:
+            return False
+        attribute = string_value(args[1].value)
+        return attribute is not None and attribute.startswith(_QUERY_PREFIX)
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         parent = self.ctx.parent
@@ -102,7 +144,8 @@ class Compilation(Rule):
             base = dotted(parent.module) if parent.module is not None and not parent.relative else None
             name = f"{base}.{name}" if base else None
         if name is not None and is_torch_name(name, *_COMPILER_PACKAGES):
-            self.report(node, what=_package_of(name))
+            if not name.rpartition(".")[2].startswith(_QUERY_PREFIX):
+                self.report(node, what=_member_of(name), effect="belongs to the compiler stack")
 
 
 def _eager_fix(ctx, node: cst.CSTNode, qualname: str) -> PendingFix | None:
@@ -120,5 +163,7 @@ def _eager_fix(ctx, node: cst.CSTNode, qualname: str) -> PendingFix | None:
     return None
 
 
-def _package_of(qualname: str | None) -> str:
-    return ".".join((qualname or "").split(".")[:2])
+def _member_of(qualname: str) -> str:
+    """``torch._dynamo`` for anything inside it; ``torch.compiler.reset`` for the public API."""
+    parts = qualname.split(".")
+    return ".".join(parts[:3] if parts[1] == "compiler" else parts[:2])

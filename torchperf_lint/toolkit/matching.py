@@ -26,9 +26,21 @@ def string_value(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def is_non_cpu_device_string(node: cst.BaseExpression) -> bool:
+def device_text(node: cst.BaseExpression) -> str | None:
+    """The device a string names: ``"cuda:0"`` and ``f"cuda:{i}"`` both give ``cuda``; None when the
+    node is no string literal or an f-string that does not start with a device name."""
     value = string_value(node)
-    return value is not None and value.split(":")[0].strip().lower() in NON_CPU_DEVICES
+    if value is None and isinstance(node, cst.FormattedString) and node.parts:
+        first = node.parts[0]
+        if not isinstance(first, cst.FormattedStringText) or (":" not in first.value and len(node.parts) > 1):
+            return None
+        value = first.value
+    return value.split(":")[0].strip().lower() if value is not None else None
+
+
+def is_non_cpu_device_string(node: cst.BaseExpression) -> bool:
+    """``"cuda"``, ``"mps:0"``, ``f"cuda:{i}"``: a literal naming a device other than the CPU."""
+    return device_text(node) in NON_CPU_DEVICES
 
 
 def is_literal(node: cst.BaseExpression, name: str) -> bool:
