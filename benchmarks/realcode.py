@@ -38,6 +38,8 @@ COLUMNS = ("package", "path", "line", "rule", "verdict", "snippet", "reason")
 VERDICTS = ("TP", "FP", "MISS")
 #: The contract rules that must stay silent on albucore, a package written to follow the contract.
 CONTRACT_PREFIX = "TPL0"
+#: How far (in lines) a labelled finding may have moved and still be the one its label speaks of.
+MAX_DRIFT = 30
 #: How much of the code at a finding ``--sample`` prints as its snippet.
 SNIPPET_LENGTH = 60
 
@@ -122,12 +124,13 @@ Index = dict[tuple[str, str, str], list[Finding]]
 
 def match(label: Label, findings: Index, taken: set[Finding]) -> Finding | None:
     """The finding a label speaks of: same package, file and rule, the code at the finding starting
-    with the snippet, not claimed by another label, nearest to the recorded line. (Nested calls such
+    with the snippet, not claimed by another label, nearest to the recorded line and at most
+    ``MAX_DRIFT`` lines from it. (Nested calls such
     as ``a(b).c()`` start at the same column, so two labels may share a snippet.)"""
     candidates = [
         f
         for f in findings.get((label.package, label.path, label.rule), [])
-        if f.source.startswith(label.snippet) and f not in taken
+        if f.source.startswith(label.snippet) and f not in taken and abs(f.line - label.line) <= MAX_DRIFT
     ]
     return min(candidates, key=lambda f: abs(f.line - label.line), default=None)
 

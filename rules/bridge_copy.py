@@ -58,6 +58,9 @@ class BridgeCopy(Rule):
         "import torch\nimport numpy as np\ndef f(x):\n    x = np.asarray(x)\n    x = x.tolist()\n"
         "    return torch.tensor(x)\n",
         "import torch\ndef f(labels):\n    return torch.LongTensor(labels)\n",
+        "import torch\ndef f(mean):\n    if isinstance(mean, float):\n        mean = torch.tensor([mean])\n"
+        "    if isinstance(mean, (tuple, list)):\n        mean = torch.tensor(mean)\n    return mean\n",
+        "import torch\nimport numpy as np\nstd = torch.tensor(np.float64(s) + 1e-6, dtype=torch.float64)\n",
     )
     invalid = (
         Invalid(

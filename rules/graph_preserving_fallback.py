@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.matching import walk
+from torchperf_lint.toolkit.traversal import in_source_order
 
 _GRAD_STATE_CALLS = {
     "torch.is_grad_enabled",
@@ -31,11 +32,21 @@ class GraphPreservingFallback(Rule):
     )
     example = "if volume.requires_grad:\n    return slow_differentiable(volume)"
     use_instead = 'if volume.requires_grad:\n    raise ValueError("volume must not require grad")'
-    notes = "A test whose branch only raises is validation, not a fallback, and is not flagged."
+    notes = (
+        "Flagged: an `if`, `while` or conditional expression whose test reads `.requires_grad`, "
+        "`torch.is_grad_enabled()` or `torch.is_inference_mode_enabled()`, directly, through a local "
+        "bound to such a read (`recording = torch.is_grad_enabled()` then `if recording:`), or through "
+        "a function of the same file that returns one (`if _needs_graph(x):`). One test gives one "
+        "finding, however many reads it combines. Exempt: a test whose branch only raises, which is "
+        "validation rather than a second route."
+    )
     valid = (
         "import torch\nif x.requires_grad:\n    raise ValueError('no grad')\n",
         "import torch\nflag = x.requires_grad\n",
         "def is_grad_enabled():\n    return 1\nif is_grad_enabled():\n    pass\n",
+        "import torch\ndef f(x):\n    recording = torch.is_grad_enabled()\n    recording = False\n"
+        "    if recording:\n        pass\n",
+        "import torch\ndef _size(x):\n    return x.numel()\nif _size(x):\n    pass\n",
     )
     invalid = (
         Invalid("import torch\nif x.requires_grad:\n    y = slow(x)\n", ((2, 4),)),
@@ -44,7 +55,38 @@ class GraphPreservingFallback(Rule):
             "from torch import is_inference_mode_enabled as inf\nif not inf():\n    pass\n",
             ((2, 8),),
         ),
+        Invalid(
+            "import torch\ndef f(x):\n    recording = torch.is_grad_enabled()\n    if recording:\n"
+            "        return slow(x)\n    return fast(x)\n",
+            ((4, 8),),
+        ),
+        Invalid(
+            "import torch\ndef _needs_graph(x):\n    return x.requires_grad\ndef f(x):\n"
+            "    if _needs_graph(x):\n        return slow(x)\n",
+            ((5, 8),),
+        ),
+        Invalid(
+            "import torch\nif a.requires_grad or b.requires_grad and torch.is_grad_enabled():\n    y = slow(a)\n",
+            ((2, 4),),
+        ),
     )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._state_names: list[set[str]] = [set()]  # per function: locals holding autograd state
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._state_names.append(set())
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._state_names.pop()
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        """After the right-hand side is read, a name bound to autograd state holds it."""
+        reads = self._first_read(node.value) is not None
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                (self._state_names[-1].add if reads else self._state_names[-1].discard)(target.target.value)
 
     def visit_If(self, node: cst.If) -> None:
         if not _only_raises(node.body):
@@ -57,13 +99,53 @@ class GraphPreservingFallback(Rule):
         self._check_test(node.test)
 
     def _check_test(self, test: cst.BaseExpression) -> None:
+        """One finding per test, however many autograd reads it combines."""
+        found = self._first_read(test, names=self._state_names[-1])
+        if found is not None:
+            node, what = found
+            self.report(node, what=what)
+
+    def _first_read(
+        self, expression: cst.BaseExpression, names: set[str] = frozenset()
+    ) -> tuple[cst.CSTNode, str] | None:
         ctx = self.ctx
-        for found in walk(test):
+        for found in in_source_order(expression):
             if isinstance(found, cst.Attribute) and found.attr.value == "requires_grad":
                 if ctx.imports_torch and ctx.qualname(found) is None:
-                    self.report(found, what=".requires_grad")
-            elif isinstance(found, cst.Call) and ctx.qualname(found.func) in _GRAD_STATE_CALLS:
-                self.report(found, what=f"{ctx.qualname(found.func)}()")
+                    return found, ".requires_grad"
+            elif isinstance(found, cst.Call):
+                qualname = ctx.qualname(found.func)
+                if qualname in _GRAD_STATE_CALLS:
+                    return found, f"{qualname}()"
+                if isinstance(found.func, cst.Name) and found.func.value in _state_helpers(ctx):
+                    return found, f"{found.func.value}(), which returns autograd state"
+            elif isinstance(found, cst.Name) and found.value in names:
+                return found, f"{found.value}, which holds autograd state"
+        return None
+
+
+def _state_helpers(ctx) -> frozenset[str]:
+    """Module-level functions of this file that return autograd state, found once per file."""
+    key = ("grad-state-helpers", id(ctx.module))
+    found = ctx.facts.get(key)
+    if found is None:
+        found = ctx.facts[key] = frozenset(
+            statement.name.value
+            for statement in ctx.module.body
+            if isinstance(statement, cst.FunctionDef) and _returns_state(ctx, statement)
+        )
+    return found
+
+
+def _returns_state(ctx, function: cst.FunctionDef) -> bool:
+    for node in walk(function.body, into_functions=False):
+        if isinstance(node, cst.Return) and node.value is not None:
+            for part in walk(node.value):
+                if isinstance(part, cst.Attribute) and part.attr.value == "requires_grad":
+                    return True
+                if isinstance(part, cst.Call) and ctx.qualname(part.func) in _GRAD_STATE_CALLS:
+                    return True
+    return False
 
 
 def _only_raises(body: cst.BaseSuite) -> bool:

@@ -78,6 +78,8 @@ class HostSyncInLoop(Rule):
         "import torch\ndef f():\n    for _ in range(10):\n        if ok():\n"
         "            j = torch.randint(0, 9, (1,)).item()\n            return j\n",
         "import torch\ndef f(t: torch.Tensor):\n    for i in range(3):\n        n = int(t.shape[0])\n",
+        "import torch\nfor t in targets:\n    if flag:\n        bad = t.tolist()\n"
+        "        torch._assert(False, f'invalid box {bad}')\n",
     )
     invalid = (
         Invalid("import torch\nfor t in tensors:\n    total += t.item()\n", ((3, 14),)),

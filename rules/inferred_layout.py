@@ -8,8 +8,10 @@ from collections.abc import Sequence
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.matching import (
     int_value,
+    keyword,
     method_name,
     positional,
     root_name,
@@ -18,8 +20,9 @@ from torchperf_lint.toolkit.matching import (
     walk,
 )
 
-#: Sizes that look like a channel count; 0 (an empty check) is deliberately absent.
-_CHANNEL_LIKE = frozenset({1, 2, 3, 4})
+#: Sizes that look like a channel count. 0 (an empty check) is absent, and so is 1: a size-1 axis
+#: holds no layout (a reshape moves it anywhere), so testing for it picks a fast path, not a layout.
+_CHANNEL_LIKE = frozenset({2, 3, 4})
 _LAYOUT_NAMES = frozenset(
     {"NCHW", "NHWC", "CHW", "HWC", "NCDHW", "NDHWC", "CDHW", "DHWC", "NCL", "NLC", "NCW", "NWC"}
 )
@@ -38,7 +41,7 @@ class InferredLayout(Rule):
     name = "inferred-layout"
     hint = "Take layout as a keyword argument and branch on it, not on a size."
     summary = "A layout inferred from shape sizes"
-    message = "`{what}` infers a layout from a size; take the layout as an explicit argument"
+    message = "`{what}` infers a layout from {evidence}; take the layout as an explicit argument"
     why = (
         "A volume with three depth slices looks like three channels. Guessing `CDHW` against "
         "`DHWC` or `NCHW` against `CDHW` from sizes silently transposes real data, and the guess "
@@ -48,11 +51,16 @@ class InferredLayout(Rule):
     example = "if volume.shape[-1] == 3:\n    volume = volume.permute(3, 0, 1, 2)"
     use_instead = 'if layout == "DHWC":\n    volume = volume.permute(3, 0, 1, 2)'
     notes = (
-        "Flagged: a comparison of `x.shape[i]`, `x.size(i)` or a name unpacked from a shape with "
-        "a channel-like size (1 to 4, or a small range) whose branch permutes or transposes that same "
-        "tensor, sets a memory format, names a layout, or assigns a layout-like name. Rank checks, empty checks, "
-        "shape equality and size-based routing whose branch does none of these (folding a batch "
-        "when `n >= 4 and c == 1` under an explicit layout) are not flagged."
+        "Flagged: a comparison of `x.shape[i]`, `x.size(i)` or a name unpacked from a shape with a "
+        "channel-like size (2 to 4, or a small range), a stride test (`x.stride(1) == 1`) or a "
+        "contiguity test (`x.is_contiguous(memory_format=torch.channels_last)`). A size test is "
+        "flagged when its branch permutes or transposes that same tensor, sets a memory format, names "
+        "a layout, or assigns a layout-like name; a stride or contiguity test when its branch names a "
+        "layout or assigns a layout-like name (a branch that only permutes picks a storage order). "
+        "Exempt: size-1 tests (`channels == 1`), since a size-1 axis has no layout and choosing a "
+        "reshape over a permute for it is a fast path; tests whose other arm only raises, which are "
+        "validation; rank checks, empty checks, shape equality and size-based routing whose branch "
+        "does none of the above (folding a batch when `n >= 4 and c == 1` under an explicit layout)."
     )
     valid = (
         "import torch\ndef f(x):\n    if x.ndim == 5:\n        x = x.permute(0, 2, 3, 4, 1)\n",
@@ -64,6 +72,16 @@ class InferredLayout(Rule):
         "import torch\ndef f(img):\n    if img.shape[-1] == 1:\n        return img[..., 0]\n",
         "import torch\ndef f(work):\n    n, c = work.shape[:2]\n    if c == 1:\n"
         "        return sample(work.view(1, n, 4, 4)).view(n, 4, 1, 4).transpose(1, 2)\n",
+        "import torch\ndef f(volumes, n, d, c):\n    if c == 1:\n"
+        "        planes = volumes.reshape(1, n * d, 8, 8)\n    else:\n"
+        "        planes = volumes.permute(0, 2, 1, 3, 4).reshape(n * d, c, 8, 8)\n    return planes\n",
+        "import torch\ndef f(v, c):\n    planes = v if c == 1 else v.permute(1, 0, 2, 3)\n",
+        "import torch\ndef f(x):\n    if x.shape[1] != 3:\n"
+        "        raise ValueError('expected NCHW with 3 channels')\n"
+        "    return x.permute(0, 2, 3, 1)\n",
+        "import torch\ndef f(x):\n    if x.stride(-1) == 1:\n        return fast(x)\n    return slow(x)\n",
+        "import torch\ndef f(v):\n    if v.shape[0] > 1 and v.stride(0) == 1:\n"
+        "        return torch.from_numpy(pad(v.permute(1, 2, 3, 0).numpy())).permute(3, 0, 1, 2)\n",
     )
     invalid = (
         Invalid(
@@ -89,6 +107,20 @@ class InferredLayout(Rule):
             "        x = x.contiguous(memory_format=torch.channels_last)\n",
             ((3, 8),),
         ),
+        Invalid(
+            "import torch\ndef f(x):\n    if x.stride(1) == 1:\n        channel_axis = -1\n    return x\n",
+            ((3, 8),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    if x.is_contiguous(memory_format=torch.channels_last):\n"
+            "        layout = 'NHWC'\n",
+            ((3, 8),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    if x.shape[-1] in (1, 3):\n        x = x.permute(2, 0, 1)\n"
+            "    return x\n",
+            ((3, 8),),
+        ),
     )
 
     def __init__(self, ctx) -> None:
@@ -110,6 +142,8 @@ class InferredLayout(Rule):
         branches: list[cst.CSTNode] = [node.body]
         if isinstance(node.orelse, cst.Else):
             branches.append(node.orelse.body)
+        if any(ends_with(branch, (cst.Raise,)) and len(branch.body) == 1 for branch in branches):
+            return  # one arm only raises: the test validates a layout, it does not infer one
         self._report_guesses(node.test, branches)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -127,7 +161,13 @@ class InferredLayout(Rule):
             if measured is _NOT_A_SIZE:
                 continue
             if not branches or any(_has_layout_effect(self.ctx, branch, measured) for branch in branches):
-                self.report(found, what=source_of(found))
+                self.report(found, what=source_of(found), evidence="a size")
+        for found in walk(test, into_functions=False):
+            evidence = _memory_test(found)
+            if evidence is None:
+                continue
+            if not branches or any(_names_layout(branch) for branch in branches):
+                self.report(found, what=source_of(found), evidence=evidence)
 
     def _guessed_tensor(self, comparison: cst.Comparison) -> str | None | object:
         """The root name of the tensor a channel-like size comparison measures, or ``_NOT_A_SIZE``."""
@@ -160,6 +200,34 @@ class InferredLayout(Rule):
         return _NOT_A_SIZE
 
 
+def _memory_test(node: cst.CSTNode) -> str | None:
+    """``"strides"`` for ``x.stride(i) == k``, ``"memory contiguity"`` for
+    ``x.is_contiguous(memory_format=...)``; None for anything else."""
+    if isinstance(node, cst.Comparison):
+        left = node.left
+        if isinstance(left, cst.Call) and method_name(left) == "stride" and len(left.args) == 1:
+            return "strides"
+        return None
+    if isinstance(node, cst.Call) and method_name(node) == "is_contiguous" and keyword(node, "memory_format"):
+        return "memory contiguity"
+    return None
+
+
+def _names_layout(node: cst.CSTNode) -> bool:
+    """Whether ``node`` decides what the axes mean: a layout name, or a layout-like name assigned.
+
+    A stride or contiguity test whose branch only permutes picks a storage order for the same
+    axes (a round trip through a channels-last view), which is routing, not inference.
+    """
+    for found in walk(node, into_functions=False):
+        if isinstance(found, cst.SimpleString) and string_value(found) in _LAYOUT_NAMES:
+            return True
+        if isinstance(found, cst.AssignTarget) and isinstance(found.target, cst.Name):
+            if _LAYOUT_TARGET.search(found.target.value):
+                return True
+    return False
+
+
 def _reorders(call: cst.Call, measured: str) -> bool:
     """``measured.permute(...)`` (any chain rooted at it) or ``torch.permute(measured, ...)``."""
     receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
@@ -183,13 +251,13 @@ def _is_channel_like(operator: cst.BaseCompOp, other: cst.BaseExpression) -> boo
         return int_value(other) in _CHANNEL_LIKE
     if isinstance(operator, cst.In | cst.NotIn) and isinstance(other, cst.Tuple | cst.List | cst.Set):
         values = [int_value(e.value) for e in other.elements]
-        return bool(values) and all(v in _CHANNEL_LIKE for v in values)
+        return all(v in _CHANNEL_LIKE or v == 1 for v in values) and any(v in _CHANNEL_LIKE for v in values)
     bound = _SMALL_BOUND.get(type(operator))
     value = int_value(other)
     if bound is None or value is None:
         return False
     if isinstance(operator, cst.LessThan | cst.LessThanEqual):
-        return 1 < value <= bound
+        return 2 < value <= bound
     return False
 
 

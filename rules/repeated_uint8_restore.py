@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.flow import excludes
 from torchperf_lint.toolkit.functions import in_loop
 from torchperf_lint.toolkit.matching import int_value, keyword, method_name, positional
 
@@ -32,7 +33,9 @@ class RepeatedUint8Restore(Rule):
         "`.type(torch.uint8)`). Flagged: a second saturation or a second cast of a tensor in a later "
         "statement of the same function, and a saturation inside a loop. A clamp followed by a cast, "
         "in one statement or two, is one restoration; a bare cast in a loop (byte views for "
-        "serialisation) is not flagged."
+        "serialisation) is not flagged. Restorations in exclusive paths count once: a restore in a "
+        "branch that ends in `return` or `raise` never runs before the code after that branch, so "
+        "`if fast: return x.clamp(0, 255).byte()` followed by another restore is one per call."
     )
     fix_safety = "No fix: merging the passes changes where rounding happens, which needs a review of the kernel."
     valid = (
@@ -42,6 +45,9 @@ class RepeatedUint8Restore(Rule):
         "import torch\ndef f(x):\n    return x.clamp(0, 1)\n",
         "import torch\ndef f(e):\n    e = torch.clamp(e, 0, 255)\n    return e.to(torch.uint8)\n",
         "import torch\nfor i, t in enumerate(out):\n    t = t.type(torch.uint8)\n",
+        "import torch\ndef f(img, scale, half):\n    if half:\n"
+        "        return torch.round(img * scale).clamp_(0.0, 255.0).to(torch.uint8)\n"
+        "    return torch.round(img.float() * scale).clamp_(0.0, 255.0).to(torch.uint8)\n",
     )
     invalid = (
         Invalid(
@@ -58,11 +64,17 @@ class RepeatedUint8Restore(Rule):
             "import torch\ndef f(x):\n    a = x.to(torch.uint8)\n    b = x.float().byte()\n    return a, b\n",
             ((4, 9),),
         ),
+        Invalid(
+            "import torch\ndef f(x, half):\n    if half:\n        x = x.clamp(0, 255)\n"
+            "    return x.clamp(0, 255).to(torch.uint8)\n",
+            ((5, 12),),
+        ),
     )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._seen: list[dict[tuple[str, str], cst.CSTNode]] = [{}]
+        #: Per function: the first statement restoring each (subject, kind), with its ancestors.
+        self._seen: list[dict[tuple[str, str], tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]] = [{}]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._seen.append({})
@@ -77,11 +89,13 @@ class RepeatedUint8Restore(Rule):
         subject = self._subject(node)
         statement = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.SimpleStatementLine)), None)
         earlier = self._seen[-1].get((subject, kind)) if subject else None
-        repeated = earlier is not None and earlier is not statement
+        repeated = (
+            earlier is not None and earlier[0] is not statement and not excludes(earlier[1], self.ctx.ancestors)
+        )
         if repeated or (kind == _SATURATE and in_loop(self.ctx) is not None):
             self.report(node, what=_describe(node), subject=subject or "the tensor")
-        if subject and statement is not None:
-            self._seen[-1].setdefault((subject, kind), statement)
+        if subject and statement is not None and (earlier is None or not repeated):
+            self._seen[-1][(subject, kind)] = (statement, tuple(self.ctx.ancestors))
 
     def _restoration(self, node: cst.Call) -> str | None:
         """``"cast"`` for a cast to uint8, ``"saturate"`` for a clamp to 0..255, else None."""

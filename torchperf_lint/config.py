@@ -30,9 +30,15 @@ DEFAULT_EXCLUDE = (
 
 
 #: Benchmarks and their entry points set thread counts on purpose (TPL104); user settings replace this.
-DEFAULT_PER_FILE_IGNORES = {
+_BENCHMARK_IGNORES = {
     pattern: ("TPL104",) for pattern in ("bench*.py", "bench/", "*/bench/*", "benchmarks/", "*/benchmarks/*")
 }
+#: Tests call ``.backward()`` to prove a result can feed training (TPL001), guard on sizes (TPL006),
+#: and need no performance hazards checked (TPL1xx). The contract rules about compilation, devices,
+#: autograd branches and primitives still apply: a test of a forbidden route is still that route.
+TEST_IGNORES = ("TPL001", "TPL006", "TPL1")
+_TEST_PATTERNS = ("tests/", "*/tests/*", "test_*.py", "*_test.py", "conftest.py")
+DEFAULT_PER_FILE_IGNORES = {**_BENCHMARK_IGNORES, **{pattern: TEST_IGNORES for pattern in _TEST_PATTERNS}}
 
 
 class ConfigError(Exception):

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from torchperf_lint.toolkit.scopes import dotted
+
 #: Statements after which control never reaches the next statement of the same block.
 _LEAVING = (cst.Return, cst.Raise, cst.Break)
 _FUNCTION_EXITS = (cst.Return, cst.Raise)
@@ -25,10 +27,26 @@ def ends_with(block: cst.BaseSuite, kinds: tuple[type, ...]) -> bool:
         return False
     last = statements[-1]
     if isinstance(last, cst.SimpleStatementLine):
-        return bool(last.body) and isinstance(last.body[-1], kinds)
+        return bool(last.body) and (
+            isinstance(last.body[-1], kinds) or (cst.Raise in kinds and _fails(last.body[-1]))
+        )
     if isinstance(last, cst.If) and isinstance(last.orelse, cst.Else | cst.If):
         return ends_with(last.body, kinds) and _orelse_ends_with(last.orelse, kinds)
     return False
+
+
+def _fails(statement: cst.BaseSmallStatement) -> bool:
+    """``torch._assert(False, ...)``: TorchScript-friendly code spells ``raise`` this way."""
+    if not (isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call)):
+        return False
+    call = statement.value
+    args = call.args
+    return (
+        dotted(call.func) == "torch._assert"
+        and bool(args)
+        and isinstance(args[0].value, cst.Name)
+        and args[0].value.value == "False"
+    )
 
 
 def _orelse_ends_with(orelse: cst.If | cst.Else, kinds: tuple[type, ...]) -> bool:

@@ -112,3 +112,15 @@ def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTN
         if current is not node and not into_functions and isinstance(current, cst.FunctionDef | cst.Lambda):
             continue
         stack.extend(children(current))
+
+
+def in_source_order(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every non-layout node below ``node`` (itself included) in source order, not entering nested
+    defs: for rules that report the first of several matches."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current is not node and isinstance(current, cst.FunctionDef | cst.Lambda):
+            continue
+        stack.extend(reversed(children(current)))

@@ -39,6 +39,14 @@ _NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
 _VALUE_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+#: Statements whose blocks may or may not run: bindings inside them are joined with the old value.
+_CONDITIONAL = frozenset({cst.If, cst.For, cst.While, cst.Try})
+#: NumPy scalar types: calling one gives a number, not an array.
+_NUMPY_SCALARS = frozenset(
+    f"numpy.{name}"
+    for name in "float16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_ "
+    "complex64 complex128 longlong intp".split()
+)
 
 
 @dataclass
@@ -161,7 +169,7 @@ class _Evaluator:
 
 def _function_kind(qualname: str) -> Kind:
     if qualname.startswith("numpy.") and not qualname.startswith("numpy.typing"):
-        return ARRAY
+        return None if qualname in _NUMPY_SCALARS else ARRAY
     namespace, _, name = qualname.rpartition(".")
     if namespace not in _TENSOR_NAMESPACES or name in _NOT_TENSOR_FUNCTIONS:
         return None
@@ -196,6 +204,8 @@ class _Builder:
     def _number(self, node: cst.CSTNode) -> None:
         self.kinds.order[id(node)] = self.counter
         self.counter += 1
+        conditional = type(node) in _CONDITIONAL
+        before = {name: len(found) for name, found in self.kinds.bindings.items()} if conditional else {}
         for child in children(node):
             if isinstance(child, _SCOPES):
                 continue
@@ -203,6 +213,19 @@ class _Builder:
                 self._bind_target(node.target, self.evaluate.kind(node.iter))  # type: ignore[attr-defined]
             self._number(child)
         self._binding_of(node)
+        if conditional:
+            self._join(before)
+
+    def _join(self, before: dict[str, int]) -> None:
+        """After a branch or loop, a name it rebinds holds either its old or its new value: the kind
+        survives only where both agree (``if isinstance(m, list): m = torch.tensor(m)``)."""
+        for name, found in self.kinds.bindings.items():
+            count = before.get(name, 0)
+            if len(found) == count:
+                continue
+            old = found[count - 1][1] if count else None
+            if found[-1][1] != old:
+                self._bind(name, None)
 
     def _bind(self, name: str, kind: Kind, where: int | None = None) -> None:
         self.kinds.bindings.setdefault(name, []).append((self.counter if where is None else where, kind))

@@ -1,0 +1,143 @@
+"""TPL008: a primitive that returns tensors made under ``torch.inference_mode()``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit.functions import is_primitive
+from torchperf_lint.toolkit.matching import is_literal, keyword, positional, walk
+
+_INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.grad_mode.inference_mode"})
+
+
+class InferenceTensorEscape(Rule):
+    code = "TPL008"
+    name = "inference-tensor-escape"
+    hint = "Use `torch.no_grad()` around work whose result the primitive returns."
+    summary = "A primitive returns a value computed under `torch.inference_mode()`"
+    message = (
+        "`{what}` makes the returned value an inference tensor in primitive `{function}`; "
+        "use `torch.no_grad()` so callers can save it for backward"
+    )
+    why = (
+        "Tensors created under `torch.inference_mode()` are inference tensors for good: autograd "
+        "refuses to save them for backward and they cannot be updated in place outside inference "
+        "mode. A primitive that returns one hands every caller a value that breaks as soon as it "
+        "feeds a trainable layer (`conv(out).sum().backward()` raises), although the primitive itself "
+        "never needed a graph. `torch.no_grad()` stops recording just as well and returns ordinary "
+        "tensors."
+    )
+    example = (
+        "def _route(volume, grid):  # torchperf: prevalidated\n"
+        "    with torch.inference_mode():\n"
+        "        return F.grid_sample(volume, grid, align_corners=False)"
+    )
+    use_instead = (
+        "def _route(volume, grid):  # torchperf: prevalidated\n"
+        "    with torch.no_grad():\n"
+        "        return F.grid_sample(volume, grid, align_corners=False)"
+    )
+    notes = (
+        "Primitives are functions marked `# torchperf: prevalidated`, or matched by the `prevalidated` "
+        "or `primitives` globs. Flagged: `with torch.inference_mode():` whose block returns a value, "
+        "or binds a name the function returns, and `@torch.inference_mode()` on a primitive that "
+        "returns a value. The trade-off: inference mode also skips version counting and view "
+        "tracking, which saves a little per operation on tiny tensors; on the volumes these kernels "
+        "process the saving is lost in the noise, while an inference tensor escaping to a caller is "
+        "an error at their backward. Keep `inference_mode` for code whose results never leave it "
+        "(a benchmark loop, a metric). Exempt: `torch.inference_mode(False)`, and inference mode "
+        "around work whose result is not returned."
+    )
+    options = (
+        "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "
+        "caller-prevalidated, besides `# torchperf: prevalidated` on the `def` line.\n"
+        "- `primitives`: globs of qualified names of further primitives."
+    )
+    fix_safety = (
+        "No fix: `no_grad` and `inference_mode` differ in what callers may do with the result, so "
+        "the switch is the author's decision (it is usually right, and it is one word)."
+    )
+    valid = (
+        "import torch\ndef route(x):  # torchperf: prevalidated\n    with torch.no_grad():\n"
+        "        return x * 2\n",
+        "import torch\ndef helper(x):\n    with torch.inference_mode():\n        return x * 2\n",
+        "import torch\ndef route(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n"
+        "        stats = x.mean()\n    log(stats)\n    return x\n",
+        "import torch\ndef route(x):  # torchperf: prevalidated\n    with torch.inference_mode(False):\n"
+        "        return x * 2\n",
+        "import torch\n@torch.inference_mode()\ndef route(x):  # torchperf: prevalidated\n    log(x)\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\ndef route(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n"
+            "        return x * 2\n",
+            ((3, 10),),
+        ),
+        Invalid(
+            "import torch\ndef route(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n"
+            "        out = x * 2\n    return out\n",
+            ((3, 10),),
+        ),
+        Invalid(
+            "from torch import inference_mode\n@inference_mode()\ndef route(x):  # torchperf: prevalidated\n"
+            "    return x.flip(0)\n",
+            ((2, 2),),
+        ),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._primitives: list[str | None] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        primitive = self.ctx.function_qualname() if is_primitive(self.ctx, node) else None
+        self._primitives.append(primitive)
+        if primitive is None or not _returns_value(node.body):
+            return
+        for decorator in node.decorators:
+            if self._is_inference_mode(decorator.decorator):
+                self.report(decorator.decorator, what="@torch.inference_mode()", function=primitive)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._primitives.pop()
+
+    def visit_With(self, node: cst.With) -> None:
+        function = self._primitives[-1] if self._primitives else None
+        enclosing = self.ctx.enclosing_function()
+        if function is None or enclosing is None:
+            return
+        for item in node.items:
+            if self._is_inference_mode(item.item) and self._escapes(node, enclosing):
+                self.report(item.item, what="torch.inference_mode()", function=function)
+
+    def _escapes(self, block: cst.With, function: cst.FunctionDef) -> bool:
+        """Whether the block returns a value, or binds a name the function returns."""
+        if _returns_value(block.body):
+            return True
+        bound = {
+            target.target.value
+            for found in walk(block.body, into_functions=False)
+            if isinstance(found, cst.Assign)
+            for target in found.targets
+            if isinstance(target.target, cst.Name)
+        }
+        return bool(bound & writes.of(self.ctx, function.body).returned)
+
+    def _is_inference_mode(self, expression: cst.BaseExpression) -> bool:
+        call = expression if isinstance(expression, cst.Call) else None
+        target = call.func if call is not None else expression
+        if self.ctx.qualname(target) not in _INFERENCE_MODE:
+            return False
+        if call is None:
+            return True
+        mode = (positional(call) or [keyword(call, "mode")])[0]
+        return mode is None or not is_literal(mode.value, "False")
+
+
+def _returns_value(body: cst.BaseSuite) -> bool:
+    return any(
+        isinstance(found, cst.Return) and found.value is not None and not is_literal(found.value, "None")
+        for found in walk(body, into_functions=False)
+    )
