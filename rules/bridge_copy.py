@@ -61,6 +61,8 @@ class BridgeCopy(Rule):
         "import torch\ndef f(mean):\n    if isinstance(mean, float):\n        mean = torch.tensor([mean])\n"
         "    if isinstance(mean, (tuple, list)):\n        mean = torch.tensor(mean)\n    return mean\n",
         "import torch\nimport numpy as np\nstd = torch.tensor(np.float64(s) + 1e-6, dtype=torch.float64)\n",
+        "import torch\ndef f(kpts, size: torch.Tensor):\n    if isinstance(size, torch.Size):\n"
+        "        size = torch.tensor(size)[None]\n    return kpts / size\n",
     )
     invalid = (
         Invalid(

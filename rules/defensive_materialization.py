@@ -52,7 +52,9 @@ class DefensiveMaterialization(Rule):
         "(`x.clone().reshape(-1, 2)`), conditional expressions (`x if inplace else x.clone()`) and "
         "the name it is bound to (plain or annotated). Exempt, because the copy is then needed: "
         "something writes it in place (`y[...] = v`, `y[...].zero_()`, `y += v`, `y.attr.fill_(0)`, "
-        "`f(y, inplace=True)`, `out=y`); it is returned (alone or in a tuple), kept (`items.append(y)`) "
+        "`f(y, inplace=True)`, `out=y`), or it is handed to a function the file cannot see into "
+        "(`helper(y)`, `obj.update(y)`), which may write it (torch functions, tensor methods and "
+        "pure builtins only read); it is returned (alone or in a tuple), kept (`items.append(y)`) "
         "or stored (`self.y = ...`), so it must not alias the input; or, for `.contiguous()`, its result "
         "feeds `.view(...)`, `torch.view_as_complex` or a compiled extension under `torch.ops`, which "
         "need contiguous memory. Files that never import torch are skipped."
@@ -85,12 +87,23 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(t):\n    rel = t.permute(1, 2, 0).contiguous().unsqueeze(0)\n"
         "    rel *= 8\n    return g(rel)\n",
         "import torch\ndef f(boxes):\n    applied = boxes.clone().transform_(m)\n",
+        "import torch\ndef f(tensor, low, high):\n    tensor = tensor.clone()\n\n    def norm_ip(img, lo, hi):\n"
+        "        img.clamp_(min=lo, max=hi)\n\n    norm_ip(tensor, low, high)\n    return tensor\n",
+        "import torch\ndef f(self, mask):\n    self.register_buffer('mask', mask.clone())\n",
+        "import torch\ndef f(self, boxes):\n    boxes = boxes.clone()\n"
+        "    return super().transform(boxes=boxes)\n",
+        "import torch\ndef f(x):\n    x = x.permute(0, 2, 1).contiguous()\n    return x.flatten(1)\n",
+        "import torch\ndef f(x):\n    x = x.permute(1, 2, 0)\n    return x.contiguous().numpy()\n",
+        "import torch\ndef f(outputs):\n    outputs = [o.permute(0, 3, 1, 2).contiguous() for o in outputs]\n"
+        "    return outputs\n",
     )
     invalid = (
         Invalid(
-            "import torch\ndef f(x, g):\n    return F.grid_sample(x.permute(0, 4, 1, 2, 3).contiguous(), g)\n",
+            "import torch.nn.functional as F\ndef f(x, g):\n"
+            "    return F.grid_sample(x.permute(0, 4, 1, 2, 3).contiguous(), g)\n",
             ((3, 26),),
-            fixed="import torch\ndef f(x, g):\n    return F.grid_sample(x.permute(0, 4, 1, 2, 3), g)\n",
+            fixed="import torch.nn.functional as F\ndef f(x, g):\n"
+            "    return F.grid_sample(x.permute(0, 4, 1, 2, 3), g)\n",
         ),
         Invalid(
             "import torch\ndef f(volume):\n    v = volume.clone()\n    total = v.sum()\n    return total\n",
@@ -162,6 +175,8 @@ class DefensiveMaterialization(Rule):
                 value = parent
             elif isinstance(parent, cst.IfExp | cst.Element | cst.Tuple | cst.List):
                 value = parent
+            elif isinstance(parent, cst.ListComp | cst.GeneratorExp | cst.SetComp) and parent.elt is value:
+                value = parent
             elif isinstance(parent, cst.Return):
                 return True
             elif isinstance(parent, cst.Arg):
@@ -179,6 +194,8 @@ class DefensiveMaterialization(Rule):
             return False
         if arg.keyword is not None and arg.keyword.value == "out":
             return True
+        if not writes.reads_only(self.ctx, call):
+            return True  # a function this file cannot see into may write its argument
         if method_name(call) in writes.KEEPING_METHODS:
             return True
         if any(
@@ -198,12 +215,12 @@ class DefensiveMaterialization(Rule):
             return True  # stored as an attribute or an item: the copy outlives this function's view of it
         function = self.ctx.enclosing_function()
         facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
-        needed = facts.written | facts.kept | facts.returned
+        needed = facts.written | facts.kept | facts.returned | facts.passed
         if method == "contiguous":
             needed = needed | facts.viewed
         return any(target.value in needed for target in targets)  # type: ignore[attr-defined]
 
 
 #: Methods whose result shares the copy's memory, so a write to it writes the copy.
-_PASS_THROUGH = VIEWS | {"reshape", "flatten", "unflatten", "detach", "narrow", "select", "view_as", "as_strided"}
+_PASS_THROUGH = VIEWS | writes.SHARING_METHODS | {"view_as", "as_strided"}
 _NEEDS_CONTIGUOUS = frozenset({"torch.view_as_complex", "torch.view_as_real"})

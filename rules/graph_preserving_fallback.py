@@ -24,7 +24,7 @@ class GraphPreservingFallback(Rule):
     name = "graph-preserving-fallback"
     hint = "Delete the autograd-dependent branch; the primitive has one eager route."
     summary = "Branching on autograd state to choose a route"
-    message = "branching on `{what}` adds a graph-preserving route; primitives have one eager route"
+    message = "branching on `{what}`{via} adds a graph-preserving route; primitives have one eager route"
     why = (
         "A second route taken only when gradients are wanted is a route no benchmark measured "
         "and whose results can differ from the eager one. Primitives reject inputs that need a "
@@ -102,25 +102,25 @@ class GraphPreservingFallback(Rule):
         """One finding per test, however many autograd reads it combines."""
         found = self._first_read(test, names=self._state_names[-1])
         if found is not None:
-            node, what = found
-            self.report(node, what=what)
+            node, what, via = found
+            self.report(node, what=what, via=via)
 
     def _first_read(
         self, expression: cst.BaseExpression, names: set[str] = frozenset()
-    ) -> tuple[cst.CSTNode, str] | None:
+    ) -> tuple[cst.CSTNode, str, str] | None:
         ctx = self.ctx
         for found in in_source_order(expression):
             if isinstance(found, cst.Attribute) and found.attr.value == "requires_grad":
                 if ctx.imports_torch and ctx.qualname(found) is None:
-                    return found, ".requires_grad"
+                    return found, ".requires_grad", ""
             elif isinstance(found, cst.Call):
                 qualname = ctx.qualname(found.func)
                 if qualname in _GRAD_STATE_CALLS:
-                    return found, f"{qualname}()"
+                    return found, f"{qualname}()", ""
                 if isinstance(found.func, cst.Name) and found.func.value in _state_helpers(ctx):
-                    return found, f"{found.func.value}(), which returns autograd state"
+                    return found, f"{found.func.value}()", ", which returns autograd state,"
             elif isinstance(found, cst.Name) and found.value in names:
-                return found, f"{found.value}, which holds autograd state"
+                return found, found.value, ", which holds autograd state,"
         return None
 
 
