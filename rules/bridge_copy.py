@@ -63,6 +63,8 @@ class BridgeCopy(Rule):
         "import torch\nimport numpy as np\nstd = torch.tensor(np.float64(s) + 1e-6, dtype=torch.float64)\n",
         "import torch\ndef f(kpts, size: torch.Tensor):\n    if isinstance(size, torch.Size):\n"
         "        size = torch.tensor(size)[None]\n    return kpts / size\n",
+        "import torch\ndef f(alpha: torch.Tensor):\n    if isinstance(alpha, torch.Tensor):\n"
+        "        a = alpha[0]\n    else:\n        a = torch.tensor(alpha[0])\n    return a\n",
     )
     invalid = (
         Invalid(

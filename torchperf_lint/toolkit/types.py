@@ -212,14 +212,17 @@ class _Builder:
             if type(node) is cst.For and child is node.body:  # type: ignore[attr-defined]
                 self._bind_target(node.target, self.evaluate.kind(node.iter))  # type: ignore[attr-defined]
             if type(node) is cst.If and child is node.body:  # type: ignore[attr-defined]
-                self._narrow(node.test)  # type: ignore[attr-defined]
+                self._narrow(node.test, inside=True)  # type: ignore[attr-defined]
+            elif type(node) is cst.If and child is node.orelse:  # type: ignore[attr-defined]
+                self._narrow(node.test, inside=False)  # type: ignore[attr-defined]
             self._number(child)
         self._binding_of(node)
         if conditional:
             self._join(before)
 
-    def _narrow(self, test: cst.BaseExpression) -> None:
-        """Inside ``if isinstance(x, T):`` the name holds a ``T``, whatever its annotation said."""
+    def _narrow(self, test: cst.BaseExpression, inside: bool) -> None:
+        """Inside ``if isinstance(x, T):`` the name holds a ``T``, whatever its annotation said; in
+        the ``else``/``elif`` arms it holds something else, so its kind is unknown there."""
         if not (
             isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
         ):
@@ -228,7 +231,7 @@ class _Builder:
         if len(args) == 2 and isinstance(args[0].value, cst.Name):
             checked = args[1].value
             kind = annotation_kind(self.ctx, checked) if isinstance(checked, cst.Name | cst.Attribute) else None
-            self._bind(args[0].value.value, kind)
+            self._bind(args[0].value.value, kind if inside else None)
 
     def _join(self, before: dict[str, int]) -> None:
         """After a branch or loop, a name it rebinds holds either its old or its new value: the kind
