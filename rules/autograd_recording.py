@@ -28,7 +28,7 @@ class AutogradRecording(Rule):
     name = "autograd-recording"
     hint = "Drop requires_grad/backward from the primitive; run its body under torch.no_grad()."
     summary = "Code that makes torch record autograd or run a backward pass"
-    message = "`{what}` {effect}; kernel code runs without recording autograd"
+    message = "`{what}` {effect}; kernel code runs without autograd"
     why = (
         "A primitive is a pure eager kernel. Recording autograd makes every operation keep its "
         "inputs alive for a backward pass nobody asked for, which costs memory and time on every "

@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
 from torchperf_lint.toolkit.matching import method_name, positional
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
@@ -40,7 +41,7 @@ class BridgeCopy(Rule):
         "Exempt: literals (`torch.tensor([1, 2])`) and values of unknown type, since converting a "
         "Python list or number has to copy. `.numpy().copy()` is flagged only on a fresh result "
         "(`f(x).numpy().copy()`), where nothing else can see the buffer."
-    )
+    ) + TEST_FILES_NOTE
     fix = UNSAFE
     fix_safety = (
         "`torch.tensor(...)` becomes `torch.as_tensor(...)` with the same arguments (unsafe: the "

@@ -58,7 +58,8 @@ class Compilation(Rule):
         "`torch2trt.torch2trt`, `thunder.jit`). Exempt: queries whose name starts with `is_` "
         '(`torch.compiler.is_compiling()`, `getattr(torch._dynamo, "is_compiling")`), which only ask '
         "whether code is being compiled and are how eager code stays compatible; `re.compile` and "
-        "local functions named `compile`, which are not torch."
+        "local functions named `compile`, which are not torch. Test files are not exempt: "
+        "a test that compiles a route is a compiled candidate, which the contract rules out."
     )
     fix = "safe"
     fix_safety = (

@@ -7,6 +7,7 @@ import libcst as cst
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, method_name, source_of
 
@@ -58,7 +59,7 @@ class DefensiveMaterialization(Rule):
         "or stored (`self.y = ...`), so it must not alias the input; or, for `.contiguous()`, its result "
         "feeds `.view(...)`, `torch.view_as_complex` or a compiled extension under `torch.ops`, which "
         "need contiguous memory. Files that never import torch are skipped."
-    )
+    ) + TEST_FILES_NOTE
     fix = UNSAFE
     fix_safety = (
         "A `.contiguous()` chained on a view is removed (unsafe: the result keeps the view's strides, "

@@ -64,7 +64,9 @@ class DeviceRoute(Rule):
         "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
         "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` is "
         "reported once. Exempt: a `device` threaded through (`device=x.device`, `device=device`), "
-        '`x.to(torch.float32)`, `.to(dtype=...)` and `"cpu"`, which keep work where the caller put it.'
+        '`x.to(torch.float32)`, `.to(dtype=...)` and `"cpu"`, which keep work where the caller put it. '
+        "Test files are not exempt: tests compare against other CPU backends (NumPy, SciPy, OpenCV), "
+        "and a CUDA test is a device route the contract rules out."
     )
     fix = UNSAFE
     fix_safety = (

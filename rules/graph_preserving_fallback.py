@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.matching import walk
 from torchperf_lint.toolkit.traversal import in_source_order
 
+#: A file mentioning none of these cannot read autograd state (aliases keep the name in their import).
+_STATE_TEXT = re.compile(r"requires_grad|is_grad_enabled|is_inference_mode_enabled")
 _GRAD_STATE_CALLS = {
     "torch.is_grad_enabled",
     "torch.is_inference_mode_enabled",
@@ -83,6 +87,8 @@ class GraphPreservingFallback(Rule):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the right-hand side is read, a name bound to autograd state holds it."""
+        if not self.ctx.mentions(_STATE_TEXT):
+            return
         reads = self._first_read(node.value) is not None
         for target in node.targets:
             if isinstance(target.target, cst.Name):
@@ -100,6 +106,8 @@ class GraphPreservingFallback(Rule):
 
     def _check_test(self, test: cst.BaseExpression) -> None:
         """One finding per test, however many autograd reads it combines."""
+        if not self.ctx.mentions(_STATE_TEXT):
+            return
         found = self._first_read(test, names=self._state_names[-1])
         if found is not None:
             node, what, via = found
@@ -117,24 +125,29 @@ class GraphPreservingFallback(Rule):
                 qualname = ctx.qualname(found.func)
                 if qualname in _GRAD_STATE_CALLS:
                     return found, f"{qualname}()", ""
-                if isinstance(found.func, cst.Name) and found.func.value in _state_helpers(ctx):
+                if isinstance(found.func, cst.Name) and _is_state_helper(ctx, found.func.value):
                     return found, f"{found.func.value}()", ", which returns autograd state,"
             elif isinstance(found, cst.Name) and found.value in names:
                 return found, found.value, ", which holds autograd state,"
         return None
 
 
-def _state_helpers(ctx) -> frozenset[str]:
-    """Module-level functions of this file that return autograd state, found once per file."""
-    key = ("grad-state-helpers", id(ctx.module))
+def _is_state_helper(ctx, name: str) -> bool:
+    """Whether ``name`` is a module-level function of this file that returns autograd state;
+    each function is analysed once, and only when something calls it in a test or binding."""
+    key = ("grad-state-helper", id(ctx.module), name)
     found = ctx.facts.get(key)
     if found is None:
-        found = ctx.facts[key] = frozenset(
-            statement.name.value
-            for statement in ctx.module.body
-            if isinstance(statement, cst.FunctionDef) and _returns_state(ctx, statement)
-        )
-    return found
+        functions = ctx.facts.get(("module-functions", id(ctx.module)))
+        if functions is None:
+            functions = ctx.facts[("module-functions", id(ctx.module))] = {
+                statement.name.value: statement
+                for statement in ctx.module.body
+                if isinstance(statement, cst.FunctionDef)
+            }
+        function = functions.get(name)  # type: ignore[union-attr]
+        found = ctx.facts[key] = function is not None and _returns_state(ctx, function)
+    return found  # type: ignore[return-value]
 
 
 def _returns_state(ctx, function: cst.FunctionDef) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
 from torchperf_lint.toolkit.flow import runs_at_most_once
 from torchperf_lint.toolkit.functions import enclosing_loops, in_loop
 from torchperf_lint.toolkit.matching import method_name, walk
@@ -61,7 +62,7 @@ class HostSyncInLoop(Rule):
         "most once per loop because its branch, or the loop body, ends in `return`, `break` or `raise`; "
         "other torch calls (`torch.distributed.get_rank()`), which return Python values. Files that "
         "never import torch are skipped."
-    )
+    ) + TEST_FILES_NOTE
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
         "import torch\ntotal = x.sum().item()\n",
@@ -103,16 +104,17 @@ class HostSyncInLoop(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.imports_torch or not self._repeats():
-            return
         method = method_name(node)
+        converts = isinstance(node.func, cst.Name) and node.func.value in _BUILTINS and len(node.args) == 1
+        if not (method in _TO_PYTHON or converts) or not self.ctx.imports_torch or not self._repeats():
+            return
         if method in _TO_PYTHON:
             if kind_of(self.ctx, node.func.value) != ARRAY:  # type: ignore[attr-defined]
                 self.report(node, what=f".{method}()")
-        elif isinstance(node.func, cst.Name) and node.func.value in _BUILTINS and len(node.args) == 1:
-            value = node.args[0].value
-            if self._reads_tensor(value) or kind_of(self.ctx, value) == TENSOR:
-                self.report(node, what=f"{node.func.value}(...)")
+            return
+        value = node.args[0].value
+        if self._reads_tensor(value) or kind_of(self.ctx, value) == TENSOR:
+            self.report(node, what=f"{node.func.value}(...)")  # type: ignore[attr-defined]
 
     def visit_If(self, node: cst.If) -> None:
         if self.ctx.imports_torch and self._repeats():

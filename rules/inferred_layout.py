@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
 from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.matching import (
     int_value,
@@ -40,7 +41,7 @@ class InferredLayout(Rule):
     )
     name = "inferred-layout"
     hint = "Take layout as a keyword argument and branch on it, not on a size."
-    summary = "A layout inferred from shape sizes"
+    summary = "A layout inferred from shape sizes, strides or contiguity"
     message = "`{what}` infers a layout from {evidence}; take the layout as an explicit argument"
     why = (
         "A volume with three depth slices looks like three channels. Guessing `CDHW` against "
@@ -61,7 +62,7 @@ class InferredLayout(Rule):
         "reshape over a permute for it is a fast path; tests whose other arm only raises, which are "
         "validation; rank checks, empty checks, shape equality and size-based routing whose branch "
         "does none of the above (folding a batch when `n >= 4 and c == 1` under an explicit layout)."
-    )
+    ) + TEST_FILES_NOTE
     valid = (
         "import torch\ndef f(x):\n    if x.ndim == 5:\n        x = x.permute(0, 2, 3, 4, 1)\n",
         "import torch\ndef f(x):\n    if x.shape[0] == 0:\n        return x.permute(1, 0)\n",

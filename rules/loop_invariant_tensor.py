@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
 from torchperf_lint.toolkit.flow import runs_at_most_once
 from torchperf_lint.toolkit.matching import method_name, walk
 
@@ -43,7 +44,7 @@ class LoopInvariantTensor(Rule):
         "writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`), keeps or returns. Also exempt: a "
         "constructor that runs at most once per loop, in a branch or loop body that ends in `return`, "
         "`break` or `raise`."
-    )
+    ) + TEST_FILES_NOTE
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
         "import torch\nfor i in range(4):\n    t = torch.full((2,), i)\n",

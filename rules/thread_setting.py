@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
 from torchperf_lint.toolkit.matching import method_name, positional, string_value
 
 _SETTERS = frozenset({"torch.set_num_threads", "torch.set_num_interop_threads"})
@@ -31,12 +32,12 @@ class ThreadSetting(Rule):
         "Flagged: `torch.set_num_threads`, `torch.set_num_interop_threads`, and writing "
         "OMP/MKL/OpenBLAS/NumExpr/vecLib thread variables through `os.environ[...] = `, "
         "`os.environ.setdefault`, `os.environ.update` or `os.putenv`. Ignored by default in "
-        "`bench*.py` files and `bench/`, `benchmarks/` folders (the default `per-file-ignores`); set "
-        "`per-file-ignores` or `extend-per-file-ignores` to change that."
-    )
+        "`bench*.py` files and `bench/`, `benchmarks/` folders (the default `per-file-ignores`), which "
+        "set thread counts on purpose."
+    ) + TEST_FILES_NOTE
     options = (
-        "- `per-file-ignores` / `extend-per-file-ignores`: the default exempts `bench*.py`, `bench/` "
-        "and `benchmarks/`; setting `per-file-ignores` replaces that default."
+        "- `per-file-ignores` / `extend-per-file-ignores`: the default exempts `bench*.py`, `bench/`, "
+        "`benchmarks/` and test files; setting `per-file-ignores` replaces that default."
     )
     fix_safety = "No fix: where thread counts belong is a decision about the application."
     requires_text = ("torch", "_THREADS")

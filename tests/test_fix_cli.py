@@ -48,7 +48,7 @@ def test_fix_leaves_only_unfixable_findings_and_a_second_fix_changes_nothing(tre
     result = run(".", "--fix", cwd=tree)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "mixed.py:5:12: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+        "mixed.py:5:12: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract",
         "Found 4 errors (3 fixed, 1 remaining).",
     ]
     assert (tree / "fixable.py").read_text() == "import torch\n\n\ndef f(x):\n    return x\n\n\ng = f\n"

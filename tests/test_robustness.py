@@ -116,7 +116,7 @@ def test_a_rule_that_raises_costs_one_file_and_the_rest_are_linted(tmp_path, mon
     found = [(f.path, f.row, f.code, f.message) for f in run(jobs(tmp_path, ["a.py", "b.py"]), workers=1)]
     assert found == [
         ("a.py", 1, "TPL900", "Internal error while linting this file (KeyError: 'boom'); please report it"),
-        ("b.py", 2, "TPL003", "`.cuda()` routes work off the CPU; routes are CPU-only by contract"),
+        ("b.py", 2, "TPL003", "`.cuda()` moves work to a non-CPU device; routes are CPU-only by contract"),
     ]
 
 

@@ -10,6 +10,7 @@ the argument is what ``mean`` held before. Rules whose message claims a tensor t
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -39,8 +40,6 @@ _NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
 _VALUE_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
-#: Statements whose blocks may or may not run: bindings inside them are joined with the old value.
-_CONDITIONAL = frozenset({cst.If, cst.For, cst.While, cst.Try})
 #: NumPy scalar types: calling one gives a number, not an array.
 _NUMPY_SCALARS = frozenset(
     f"numpy.{name}"
@@ -51,16 +50,15 @@ _NUMPY_SCALARS = frozenset(
 
 @dataclass
 class Kinds:
-    """Per name, the kind each binding gives it, by the position where it takes effect."""
+    """Per name, the kind each binding gives it, by the statement index from which it holds."""
 
-    order: dict[int, int] = field(default_factory=dict)  # id(node) -> source-order index
+    order: dict[int, int] = field(default_factory=dict)  # id(statement) -> source-order index
     bindings: dict[str, list[tuple[int, Kind]]] = field(default_factory=dict)
 
-    def at(self, name: str, node: cst.CSTNode) -> Kind:
-        """What ``name`` holds where ``node`` is evaluated (the last binding before it)."""
+    def at(self, name: str, index: int) -> Kind:
+        """What ``name`` holds while the statement numbered ``index`` runs."""
         found = self.bindings.get(name)
-        index = self.order.get(id(node))
-        if not found or index is None:
+        if not found:
             return None
         position = bisect.bisect_right([where for where, _ in found], index)
         return found[position - 1][1] if position else None
@@ -69,7 +67,9 @@ class Kinds:
 def kind_of(ctx: FileContext, expression: cst.BaseExpression) -> Kind:
     """What ``expression`` (inside the node being visited) evaluates to."""
     kinds = of(ctx, _scope_node(ctx))
-    return _Evaluator(ctx, kinds).kind(expression)
+    order = kinds.order
+    index = next((order[id(node)] for node in reversed(ctx.ancestors) if id(node) in order), None)
+    return None if index is None else _Evaluator(ctx, kinds, index).kind(expression)
 
 
 def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
@@ -115,13 +115,13 @@ def _is_none(node: cst.BaseExpression) -> bool:
 class _Evaluator:
     """Kinds of expressions, given the facts of the scope they are read in."""
 
-    def __init__(self, ctx: FileContext, kinds: Kinds) -> None:
-        self.ctx, self.kinds = ctx, kinds
+    def __init__(self, ctx: FileContext, kinds: Kinds, index: int = 0) -> None:
+        self.ctx, self.kinds, self.index = ctx, kinds, index
 
     def kind(self, node: cst.BaseExpression) -> Kind:
         kind = type(node)
         if kind is cst.Name:
-            return self.kinds.at(node.value, node)  # type: ignore[attr-defined]
+            return self.kinds.at(node.value, self.index)  # type: ignore[attr-defined]
         if kind is cst.Call:
             return self._call(node)  # type: ignore[arg-type]
         if kind is cst.Subscript:
@@ -179,7 +179,9 @@ def _function_kind(qualname: str) -> Kind:
 
 
 class _Builder:
-    """One pass over a scope in source order: numbers every node, records each binding's kind."""
+    """One pass over a scope's statements in source order: numbers each statement and records each
+    binding's kind from the statement after it. Only statements are numbered (not every node), so
+    the pass costs the statement count; a query finds its statement among the engine's ancestors."""
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
@@ -193,32 +195,81 @@ class _Builder:
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
                 annotation = param.annotation
                 kind = annotation_kind(self.ctx, annotation.annotation) if annotation is not None else None
-                self._bind(param.name.value, kind, -1)
-            self._number(scope.body)
-        elif isinstance(scope, cst.ClassDef):
-            self._number(scope.body)
-        else:
-            self._number(scope)
+                self._bind(param.name.value, kind)
+        body = getattr(scope, "body", None)
+        if isinstance(body, cst.BaseSuite):
+            self._suite(body)
+        elif isinstance(scope, cst.Module):
+            self._statements(scope.body)
         return self.kinds
 
-    def _number(self, node: cst.CSTNode) -> None:
+    def _suite(self, suite: cst.BaseSuite) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self._statements(suite.body)
+        else:  # ``if x: y = 1`` on one line
+            self._small(suite.body)  # type: ignore[arg-type]
+
+    def _statements(self, statements: Sequence[cst.BaseStatement]) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                self._small(statement.body)
+            else:
+                self._compound(statement)
+
+    def _small(self, statements: Sequence[cst.BaseSmallStatement]) -> None:
+        for statement in statements:
+            self._mark(statement)
+            self._binding_of(statement)
+
+    def _mark(self, node: cst.CSTNode) -> None:
+        """Number ``node``; what it binds holds from the next number on."""
         self.kinds.order[id(node)] = self.counter
+        self.evaluate.index = self.counter
         self.counter += 1
-        conditional = type(node) in _CONDITIONAL
-        before = {name: len(found) for name, found in self.kinds.bindings.items()} if conditional else {}
-        for child in children(node):
-            if isinstance(child, _SCOPES):
-                continue
-            if type(node) is cst.For and child is node.body:  # type: ignore[attr-defined]
-                self._bind_target(node.target, self.evaluate.kind(node.iter))  # type: ignore[attr-defined]
-            if type(node) is cst.If and child is node.body:  # type: ignore[attr-defined]
-                self._narrow(node.test, inside=True)  # type: ignore[attr-defined]
-            elif type(node) is cst.If and child is node.orelse:  # type: ignore[attr-defined]
-                self._narrow(node.test, inside=False)  # type: ignore[attr-defined]
-            self._number(child)
-        self._binding_of(node)
-        if conditional:
-            self._join(before)
+
+    def _compound(self, node: cst.BaseCompoundStatement) -> None:
+        self._mark(node)
+        if isinstance(node, cst.FunctionDef | cst.ClassDef):
+            self._bind(node.name.value, None)
+            return
+        before = {name: len(found) for name, found in self.kinds.bindings.items()}
+        if isinstance(node, cst.If):
+            self._narrow(node.test, inside=True)
+            self._suite(node.body)
+            if node.orelse is not None:
+                self._narrow(node.test, inside=False)
+                self._else(node.orelse)
+        elif isinstance(node, cst.For):
+            self._bind_target(node.target, self.evaluate.kind(node.iter))
+            self._suite(node.body)
+            self._else(node.orelse)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    self._bind_target(item.asname.name, None)
+            self._suite(node.body)
+        elif isinstance(node, cst.Try | cst.TryStar):
+            self._suite(node.body)
+            for handler in node.handlers:
+                if handler.name is not None:
+                    self._bind_target(handler.name.name, None)
+                self._suite(handler.body)
+            self._else(node.orelse)
+            if node.finalbody is not None:
+                self._suite(node.finalbody.body)
+        else:  # while, match
+            for child in children(node):
+                if isinstance(child, cst.BaseSuite):
+                    self._suite(child)
+                elif isinstance(child, cst.Else | cst.MatchCase):
+                    self._suite(child.body)
+        self._join(before)
+
+    def _else(self, orelse: cst.If | cst.Else | None) -> None:
+        if isinstance(orelse, cst.Else):
+            self._suite(orelse.body)
+        elif isinstance(orelse, cst.If):
+            self._compound(orelse)
 
     def _narrow(self, test: cst.BaseExpression, inside: bool) -> None:
         """Inside ``if isinstance(x, T):`` the name holds a ``T``, whatever its annotation said; in
@@ -244,11 +295,11 @@ class _Builder:
             if found[-1][1] != old:
                 self._bind(name, None)
 
-    def _bind(self, name: str, kind: Kind, where: int | None = None) -> None:
-        self.kinds.bindings.setdefault(name, []).append((self.counter if where is None else where, kind))
+    def _bind(self, name: str, kind: Kind) -> None:
+        self.kinds.bindings.setdefault(name, []).append((self.counter, kind))
 
     def _binding_of(self, node: cst.CSTNode) -> None:
-        """After a node's children are numbered (its right-hand side read), its binding applies."""
+        """A statement's binding applies after its right-hand side is read: from the next statement."""
         kind = type(node)
         if kind is cst.Assign:
             value = self.evaluate.kind(node.value)  # type: ignore[attr-defined]
@@ -258,10 +309,10 @@ class _Builder:
             declared = annotation_kind(self.ctx, node.annotation.annotation)  # type: ignore[attr-defined]
             value = node.value  # type: ignore[attr-defined]
             self._bind_target(node.target, declared or (self.evaluate.kind(value) if value else None))  # type: ignore[attr-defined]
-        elif kind is cst.NamedExpr:
-            self._bind_target(node.target, self.evaluate.kind(node.value))  # type: ignore[attr-defined]
-        elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
-            self._bind_target(node.asname.name, None)  # type: ignore[attr-defined]
+        elif kind is cst.AugAssign and isinstance(node.target, cst.Name):  # type: ignore[attr-defined]
+            value = self.evaluate.kind(node.value)  # type: ignore[attr-defined]
+            if value != self.evaluate.kind(node.target):  # type: ignore[attr-defined]
+                self._bind(node.target.value, None)  # type: ignore[attr-defined]
 
     def _bind_target(self, target: cst.BaseExpression, kind: Kind) -> None:
         if isinstance(target, cst.Name):
