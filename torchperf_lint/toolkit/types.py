@@ -10,7 +10,7 @@ the argument is what ``mean`` held before. Rules whose message claims a tensor t
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -232,16 +232,11 @@ class _Builder:
         if isinstance(node, cst.FunctionDef | cst.ClassDef):
             self._bind(node.name.value, None)
             return
-        before = {name: len(found) for name, found in self.kinds.bindings.items()}
         if isinstance(node, cst.If):
-            self._narrow(node.test, inside=True)
-            self._suite(node.body)
-            if node.orelse is not None:
-                self._narrow(node.test, inside=False)
-                self._else(node.orelse)
+            self._arms(lambda: self._if_body(node), lambda: self._if_else(node))
         elif isinstance(node, cst.For):
             self._bind_target(node.target, self.evaluate.kind(node.iter))
-            self._suite(node.body)
+            self._arms(lambda: self._suite(node.body), lambda: None)
             self._else(node.orelse)
         elif isinstance(node, cst.With):
             for item in node.items:
@@ -249,21 +244,56 @@ class _Builder:
                     self._bind_target(item.asname.name, None)
             self._suite(node.body)
         elif isinstance(node, cst.Try | cst.TryStar):
-            self._suite(node.body)
-            for handler in node.handlers:
-                if handler.name is not None:
-                    self._bind_target(handler.name.name, None)
-                self._suite(handler.body)
+            self._arms(lambda: self._try(node), lambda: None)
+        else:  # while, match: any of the blocks may run, or none
+            self._arms(lambda: self._blocks(node), lambda: None)
+
+    def _if_body(self, node: cst.If) -> None:
+        self._narrow(node.test, inside=True)
+        self._suite(node.body)
+
+    def _if_else(self, node: cst.If) -> None:
+        if node.orelse is not None:
+            self._narrow(node.test, inside=False)
             self._else(node.orelse)
-            if node.finalbody is not None:
-                self._suite(node.finalbody.body)
-        else:  # while, match
-            for child in children(node):
-                if isinstance(child, cst.BaseSuite):
-                    self._suite(child)
-                elif isinstance(child, cst.Else | cst.MatchCase):
-                    self._suite(child.body)
-        self._join(before)
+
+    def _try(self, node: cst.Try | cst.TryStar) -> None:
+        self._suite(node.body)
+        for handler in node.handlers:
+            if handler.name is not None:
+                self._bind_target(handler.name.name, None)
+            self._suite(handler.body)
+        self._else(node.orelse)
+        if node.finalbody is not None:
+            self._suite(node.finalbody.body)
+
+    def _blocks(self, node: cst.CSTNode) -> None:
+        for child in children(node):
+            if isinstance(child, cst.BaseSuite):
+                self._suite(child)
+            elif isinstance(child, cst.Else | cst.MatchCase):
+                self._suite(child.body)
+
+    def _arms(self, *arms: Callable[[], None]) -> None:
+        """Run each arm from the kinds held before them; afterwards a name keeps a kind only where
+        every arm agrees (an arm that does not bind it leaves the old kind)."""
+        start = {name: found[-1][1] for name, found in self.kinds.bindings.items()}
+        ends: list[dict[str, Kind]] = []
+        for arm in arms:
+            for name in set().union(*ends):  # undo the previous arms for this one
+                self._bind(name, start.get(name))
+            counts = {name: len(found) for name, found in self.kinds.bindings.items()}
+            arm()
+            ends.append(
+                {
+                    name: found[-1][1]
+                    for name, found in self.kinds.bindings.items()
+                    if len(found) > counts.get(name, 0)
+                }
+            )
+        for name in set().union(*ends):
+            kinds = {end.get(name, start.get(name)) for end in ends}
+            self._bind(name, kinds.pop() if len(kinds) == 1 else None)
 
     def _else(self, orelse: cst.If | cst.Else | None) -> None:
         if isinstance(orelse, cst.Else):
@@ -283,17 +313,6 @@ class _Builder:
             checked = args[1].value
             kind = annotation_kind(self.ctx, checked) if isinstance(checked, cst.Name | cst.Attribute) else None
             self._bind(args[0].value.value, kind if inside else None)
-
-    def _join(self, before: dict[str, int]) -> None:
-        """After a branch or loop, a name it rebinds holds either its old or its new value: the kind
-        survives only where both agree (``if isinstance(m, list): m = torch.tensor(m)``)."""
-        for name, found in self.kinds.bindings.items():
-            count = before.get(name, 0)
-            if len(found) == count:
-                continue
-            old = found[count - 1][1] if count else None
-            if found[-1][1] != old:
-                self._bind(name, None)
 
     def _bind(self, name: str, kind: Kind) -> None:
         self.kinds.bindings.setdefault(name, []).append((self.counter, kind))

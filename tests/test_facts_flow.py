@@ -1,0 +1,56 @@
+"""Which statements run together: code that runs at most once per loop, and exclusive branches."""
+
+from __future__ import annotations
+
+import libcst as cst
+from facts import probe
+
+from torchperf_lint.toolkit.flow import excludes, runs_at_most_once
+from torchperf_lint.toolkit.functions import enclosing_loops
+
+
+def once_per_mark(source: str) -> list[tuple[int, object]]:
+    """For every ``mark()`` call: whether each enclosing loop runs it at most once, innermost first."""
+
+    def ask(ctx, node: cst.Call):
+        if getattr(node.func, "value", None) != "mark":
+            return "skip"
+        return [runs_at_most_once(ctx.ancestors, loop) for loop in enclosing_loops(ctx)]
+
+    return [(line, answer) for line, answer in probe(source, cst.Call, ask) if answer != "skip"]
+
+
+def test_a_loop_body_that_always_leaves_runs_once():
+    source = (
+        "def f(xs):\n    for x in xs:\n        mark()\n        break\n    while True:\n        mark()\n"
+        "        return 1\n    for x in xs:\n        mark()\n        continue\n"
+    )
+    assert once_per_mark(source) == [(3, [True]), (6, [True]), (9, [False])]
+
+
+def test_a_branch_that_leaves_the_loop_runs_once():
+    source = (
+        "import torch\ndef f(targets):\n    for t in targets:\n        if bad(t):\n            mark()\n"
+        "            torch._assert(False, 'bad box')\n        if ok(t):\n            mark()\n"
+        "            raise ValueError(t)\n        if last(t):\n            mark()\n        mark()\n"
+    )
+    assert once_per_mark(source) == [(5, [True]), (8, [True]), (11, [False]), (12, [False])]
+
+
+def test_break_in_an_inner_loop_only_leaves_that_loop():
+    source = (
+        "def f(xs, ys):\n    for x in xs:\n        for y in ys:\n            mark()\n            break\n"
+        "        for y in ys:\n            if y:\n                mark()\n                return y\n"
+    )
+    assert once_per_mark(source) == [(4, [True, False]), (8, [True, True])]
+
+
+def test_a_branch_that_returns_excludes_what_follows_it():
+    source = (
+        "def f(img, half):\n    if half:\n        mark()\n        return 1\n    mark()\n"
+        "    if other:\n        mark()\n    mark()\n"
+    )
+    marks = probe(source, cst.Call, lambda ctx, node: tuple(ctx.ancestors))
+    first, second, third, fourth = (path for _, path in marks)
+    assert excludes(first, second) and not excludes(second, first)
+    assert not excludes(third, fourth)

@@ -1,0 +1,86 @@
+"""What a name holds, read where the name is read: annotations, bound calls, binding order, narrowing."""
+
+from __future__ import annotations
+
+import libcst as cst
+from facts import probe
+
+from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
+
+
+def kinds_of_calls_to_use(source: str) -> list[tuple[int, object]]:
+    """The kind of the argument of every ``use(...)`` call."""
+
+    def ask(ctx, node: cst.Call):
+        return kind_of(ctx, node.args[0].value) if getattr(node.func, "value", None) == "use" else "skip"
+
+    return [(line, kind) for line, kind in probe(source, cst.Call, ask) if kind != "skip"]
+
+
+def test_annotations_name_tensors_and_arrays_and_their_optional_forms():
+    source = (
+        "import numpy as np\nimport numpy.typing as npt\nimport torch\nfrom typing import Optional\n"
+        "def f(a: np.ndarray, b: npt.NDArray[np.uint8], t: torch.Tensor, o: Optional[torch.Tensor],\n"
+        "      u: torch.Tensor | None, m: 'torch.Tensor', x):\n"
+        "    use(a); use(b); use(t); use(o); use(u); use(m); use(x)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(7, k) for k in (ARRAY, ARRAY, TENSOR, TENSOR, TENSOR, None, None)]
+
+
+def test_bound_calls_and_chains_give_the_kind():
+    source = (
+        "import numpy as np\nimport torch\ndef f(x):\n"
+        "    a = np.asarray(x)\n    b = a.astype(np.float32).reshape(-1)\n    t = torch.from_numpy(b)\n"
+        "    v = t.permute(1, 0)[0] * 2\n    n = t.numpy()\n    s = t.item()\n    c = np.float64(x)\n"
+        "    use(a); use(b); use(t); use(v); use(n); use(s); use(c); use(t > 0); use(t is None)\n"
+    )
+    kinds = (ARRAY, ARRAY, TENSOR, TENSOR, ARRAY, None, None, TENSOR, None)
+    assert kinds_of_calls_to_use(source) == [(11, k) for k in kinds]
+
+
+def test_a_binding_takes_effect_after_its_right_hand_side():
+    source = (
+        "import numpy as np\nimport torch\ndef f(mean):\n    mean = np.asarray(mean)\n"
+        "    mean = torch.tensor(use(mean))\n    use(mean)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(5, ARRAY), (6, TENSOR)]
+
+
+def test_a_binding_in_a_branch_or_loop_joins_the_old_value():
+    source = (
+        "import torch\ndef f(mean: torch.Tensor, xs):\n    if isinstance(mean, float):\n"
+        "        mean = [mean]\n    use(mean)\n    for x in xs:\n        y = torch.zeros(3)\n    use(y)\n"
+        "    if xs:\n        z = torch.ones(1)\n    else:\n        z = torch.ones(2)\n    use(z)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(5, None), (8, None), (13, TENSOR)]
+
+
+def test_isinstance_narrows_inside_and_forgets_in_the_other_arms():
+    source = (
+        "import torch\ndef f(size: torch.Tensor, alpha: torch.Tensor):\n    if isinstance(size, torch.Size):\n"
+        "        use(size)\n    if isinstance(alpha, torch.Tensor):\n        use(alpha)\n    elif ok(alpha):\n"
+        "        use(alpha)\n    else:\n        use(alpha)\n    use(alpha)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(4, None), (6, TENSOR), (8, None), (10, None), (11, None)]
+
+
+def test_loop_targets_take_the_kind_of_what_they_iterate():
+    source = (
+        "import torch\nimport numpy as np\ndef f(t: torch.Tensor, a: np.ndarray, items):\n"
+        "    for row in t:\n        use(row)\n    for v in a:\n        use(v)\n"
+        "    for i in items:\n        use(i)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(5, TENSOR), (7, ARRAY), (9, None)]
+
+
+def test_module_level_code_and_parameters_that_shadow_imports():
+    source = "import numpy as np\nimport torch\nx = np.zeros(3)\nuse(x)\ndef g(np):\n    use(np.zeros(3))\n"
+    assert kinds_of_calls_to_use(source) == [(4, ARRAY), (6, None)]
+
+
+def test_an_else_arm_does_not_see_what_the_if_arm_bound():
+    source = (
+        "import torch\ndef f(x, c):\n    if c:\n        x = torch.ones(1)\n    else:\n        use(x)\n"
+        "        x = torch.zeros(1)\n    use(x)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(6, None), (8, TENSOR)]
