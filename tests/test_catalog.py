@@ -104,4 +104,4 @@ def test_a_third_party_pack_without_a_catalog_registers_through_the_entry_point_
     assert extended.stdout == "a.py:2:1: XPK001 `print` in a kernel\n" + CUDA, extended.stderr
 
 
-CUDA = "a.py:2:7: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract\n"
+CUDA = "a.py:2:7: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract\n"

@@ -75,7 +75,7 @@ def test_a_missing_path_is_an_error_and_the_run_never_claims_success(tmp_path):
     with_findings = cli("nope.py", "bad.py", cwd=tmp_path)
     assert with_findings.returncode == 2
     assert with_findings.stdout.splitlines() == [
-        "bad.py:2:5: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+        "bad.py:2:5: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract",
         "Found 1 error.",
         "1 hidden fix can be enabled with the `--unsafe-fixes` option.",
     ]

@@ -87,7 +87,7 @@ def test_wheel_in_a_fresh_venv_imports_and_runs(wheel, tmp_path):
     result = subprocess.run([script, "--no-cache", "kernel.py"], capture_output=True, text=True, cwd=tmp_path)
     assert (result.returncode, result.stdout.splitlines()[0]) == (
         1,
-        "kernel.py:2:5: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+        "kernel.py:2:5: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract",
     ), result.stderr
 
 

@@ -35,7 +35,7 @@ def monorepo(tmp_path: Path) -> Path:
 PA_FINDINGS = [
     "pa/src/pa/routes.py:5:5: TPL005 `assert` re-validates inside caller-prevalidated `pa.routes._route`; "
     "validate once at the public entry",
-    "pa/src/pa/routes.py:6:12: TPL003 `.cuda()` routes work off the CPU; routes are CPU-only by contract",
+    "pa/src/pa/routes.py:6:12: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract",
 ]
 
 
