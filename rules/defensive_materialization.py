@@ -91,6 +91,7 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(tensor, low, high):\n    tensor = tensor.clone()\n\n    def norm_ip(img, lo, hi):\n"
         "        img.clamp_(min=lo, max=hi)\n\n    norm_ip(tensor, low, high)\n    return tensor\n",
         "import torch\ndef f(self, mask):\n    self.register_buffer('mask', mask.clone())\n",
+        "import torch\ndef f(x):\n    return torch.ops.mylib.blur(x.permute(0, 2, 3, 1).contiguous())\n",
         "import torch\ndef f(self, boxes):\n    boxes = boxes.clone()\n"
         "    return super().transform(boxes=boxes)\n",
         "import torch\ndef f(x):\n    x = x.permute(0, 2, 1).contiguous()\n    return x.flatten(1)\n",
