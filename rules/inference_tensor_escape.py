@@ -44,10 +44,10 @@ class InferenceTensorEscape(Rule):
         "or `primitives` globs. Flagged: `with torch.inference_mode():` whose block returns a value, "
         "or binds a name the function returns, and `@torch.inference_mode()` on a primitive that "
         "returns a value. The trade-off: inference mode also skips version counting and view "
-        "tracking, which saves a little per operation on tiny tensors; on the volumes these kernels "
-        "process the saving is lost in the noise, while an inference tensor escaping to a caller is "
-        "an error at their backward. Keep `inference_mode` for code whose results never leave it "
-        "(a benchmark loop, a metric). Exempt: `torch.inference_mode(False)`, and inference mode "
+        "tracking, a per-operation saving that matters most for many small operations; `no_grad` "
+        "keeps them, so its results stay ordinary tensors that callers may save for backward or "
+        "update in place. Keep `inference_mode` for code whose results never leave it (a benchmark "
+        "loop, a metric). Exempt: `torch.inference_mode(False)`, and inference mode "
         "around work whose result is not returned."
     )
     options = (
