@@ -12,6 +12,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from torchperf_lint.fixes import PendingFix
+from torchperf_lint.lines import split_lines
 from torchperf_lint.toolkit.positions import Locator
 from torchperf_lint.toolkit.scopes import Scope
 
@@ -118,7 +119,7 @@ class FileContext:
 
     @cached_property
     def _lines(self) -> list[str]:
-        return self.text.splitlines()
+        return split_lines(self.text)
 
     @cached_property
     def _locator(self) -> Locator:

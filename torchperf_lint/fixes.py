@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # findings and their fixes are read back from the cache witho
 
     from torchperf_lint.diagnostics import Diagnostic
 
+from torchperf_lint.lines import line_starts
+
 SAFE, UNSAFE = "safe", "unsafe"
 
 
@@ -85,7 +87,7 @@ class PendingFix:
 
 def apply(text: str, fixes: Iterable[Fix]) -> tuple[str, list[Fix]]:
     """``text`` with every fix applied whose edits overlap no earlier fix's; and the fixes applied."""
-    starts = _line_starts(text)
+    starts = line_starts(text)
     taken: list[tuple[int, int]] = []
     applied: list[Fix] = []
     spans: list[tuple[int, int, str]] = []
@@ -109,16 +111,8 @@ def _span(starts: list[int], edit: Edit, text: str) -> tuple[int, int, str]:
     )
 
 
-def _line_starts(text: str) -> list[int]:
-    starts, offset = [0], 0
-    for line in text.splitlines(keepends=True):
-        offset += len(line)
-        starts.append(offset)
-    return starts
-
-
 def _offset(starts: list[int], row: int, column: int, text: str) -> int:
-    if row > len(starts) - 1:
+    if row > len(starts):
         return len(text)
     return min(starts[row - 1] + column - 1, len(text))
 

@@ -16,6 +16,7 @@ from torchperf_lint.autofix import fix_text, write_atomically
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, lint_bytes
 from torchperf_lint.fixes import is_fixable
+from torchperf_lint.lines import split_lines
 from torchperf_lint.runner import Job, options_for
 from torchperf_lint.source import decode, encoding_of
 from torchperf_lint.suppression import UNUSED_NOQA, add_directives
@@ -35,8 +36,8 @@ class Rewrite:
     def diff(self) -> str:
         return "".join(
             difflib.unified_diff(
-                self.before.splitlines(keepends=True),
-                self.after.splitlines(keepends=True),
+                split_lines(self.before, keepends=True),
+                split_lines(self.after, keepends=True),
                 fromfile=f"a/{self.job.display}",
                 tofile=f"b/{self.job.display}",
             )

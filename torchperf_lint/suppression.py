@@ -8,6 +8,7 @@ import tokenize
 from dataclasses import dataclass
 
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.lines import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 UNUSED_NOQA = "TPL901"
@@ -133,7 +134,7 @@ def add_directives(text: str, codes_by_row: dict[int, set[str]]) -> tuple[str, i
     Other comments are kept (the directive goes after them). A row whose end lies inside a
     multi-line string cannot take a comment and is skipped, as is a row a blanket ``# noqa`` covers.
     """
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     existing = find_directives(text)
     endable = _rows_that_can_end_in_a_comment(text)
     added = 0

@@ -1,13 +1,14 @@
 """Each finding with its source line and a caret under the reported span."""
 
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.lines import split_lines
 from torchperf_lint.reporters.text import line
 
 
 def render(findings: list[Diagnostic], sources: dict[str, str]) -> str:
     blocks = []
     for finding in findings:
-        lines = sources.get(finding.path, "").splitlines()
+        lines = split_lines(sources.get(finding.path, ""))
         block = [line(finding)]
         if 0 < finding.row <= len(lines):
             code = lines[finding.row - 1]
