@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from torchperf_lint.config import Settings
+from torchperf_lint.discovery import force_excluded
+
 VIOLATION = "import torch\ny = x.cuda()\n"
 
 
@@ -87,3 +90,11 @@ def test_no_python_files_warns_as_ruff_does(tmp_path):
     assert result.returncode == 0
     assert result.stderr == "torchperf-lint: warning: No Python files found under the given path(s)\n"
     assert result.stdout == "All checks passed!\n"
+
+
+def test_force_excluded_matches_the_file_its_folder_and_extend_exclude(tmp_path):
+    settings = Settings(root=tmp_path, extend_exclude=("generated",))
+    assert force_excluded(tmp_path / "generated" / "k.py", settings)
+    assert force_excluded(tmp_path / "build", settings)
+    assert not force_excluded(tmp_path / "src" / "generated_k.py", settings)
+    assert not force_excluded(tmp_path / "k.py", settings)

@@ -123,3 +123,18 @@ def test_without_namespace_packages_a_folder_without_init_is_not_a_package(src_l
     forget()
     assert settings_for(src_layout / "src" / "ns" / "sub" / "routes.py").module_name == "routes"
     assert cli("src/ns/sub/routes.py", "--select", "TPL005", cwd=src_layout).stdout == ""
+
+
+def test_cwd_stands_for_the_folder_the_linter_runs_from(monorepo, tmp_path_factory):
+    """A file with no configuration above it falls back to the project around ``cwd``, as a run
+    from that folder would; an editor server passes the workspace folder holding the file."""
+    forget()
+    stray = tmp_path_factory.mktemp("stray") / "bench_x.py"
+    from_pb = settings_for(stray, cwd=monorepo / "pb")
+    assert from_pb.settings.source == (monorepo / "pb" / "pyproject.toml").resolve()
+    assert "TPL003" not in from_pb.enabled
+    from_root = settings_for(stray, cwd=monorepo)
+    assert (from_root.settings.source, from_root.settings.root) == (None, monorepo.resolve())
+    assert "TPL003" in from_root.enabled
+    inside = settings_for(monorepo / "pa" / "src" / "pa" / "routes.py", cwd=monorepo / "pb")
+    assert inside.settings.source == (monorepo / "pa" / "pyproject.toml").resolve()  # its own project wins

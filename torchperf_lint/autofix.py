@@ -46,6 +46,15 @@ def fix_text(
     return FixOutcome(text, applied, findings)
 
 
+def fix_one(text: str, finding: Diagnostic) -> str | None:
+    """``text`` with ``finding``'s fix alone applied (an editor's quick fix), or None when it has none
+    or the result would not parse, the test every ``--fix`` round passes."""
+    if finding.fix is None:
+        return None
+    candidate, used = fixes.apply(text, [finding.fix])
+    return candidate if used and candidate != text and _parses(candidate) else None
+
+
 def _parses(text: str) -> bool:
     try:
         cst.parse_module(text)

@@ -59,6 +59,12 @@ def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
     )
 
 
+def force_excluded(path: Path, settings: Settings) -> bool:
+    """Whether ``--force-exclude`` drops ``path``, a file or folder named explicitly (the pre-commit
+    hook passes it, and an editor server asks the same of each open document)."""
+    return _excluded(path, settings.root, settings.exclude + settings.extend_exclude)
+
+
 def discover(
     paths: list[Path], settings_of: Callable[[Path], Settings], force_exclude: bool = False
 ) -> tuple[list[Path], list[Skipped]]:
@@ -74,10 +80,9 @@ def discover(
             skipped.append(Skipped(given, MISSING))
             continue
         settings = settings_of(given)
-        patterns = settings.exclude + settings.extend_exclude
         if not (given.is_file() or given.is_dir()):
             skipped.append(Skipped(given, "not a regular file or directory"))
-        elif force_exclude and _excluded(given, settings.root, patterns):
+        elif force_exclude and force_excluded(given, settings):
             continue
         elif given.is_file():
             files[given] = None

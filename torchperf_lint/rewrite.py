@@ -74,21 +74,34 @@ def add_noqa(jobs: list[Job], findings: list[Diagnostic]) -> tuple[int, list[str
     """Write ``# noqa`` directives for ``findings``; the count added and the files it had to skip."""
     rows: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
     for finding in findings:
-        if finding.code not in (SYNTAX_ERROR, UNUSED_NOQA):
+        if takes_noqa(finding):
             rows[finding.path][finding.row].add(finding.code)
     added, skipped = 0, []
     for job in jobs:
         if job.display not in rows or job.data is not None:
             continue
         data = job.path.read_bytes()
-        text = decode(data)
-        new_text, count = add_directives(text, rows[job.display])
-        if count == 0 or not _parses(new_text):
+        annotated = with_noqa(decode(data), rows[job.display])
+        if annotated is None:
             skipped.append(job.display)
             continue
+        new_text, count = annotated
         write_atomically(job.path, new_text.encode(encoding_of(data)))
         added += count
     return added, skipped
+
+
+def takes_noqa(finding: Diagnostic) -> bool:
+    """Whether a directive can silence ``finding``: a file that does not parse has no directives,
+    and an unused directive is fixed by deleting it, not by another one."""
+    return finding.code not in (SYNTAX_ERROR, UNUSED_NOQA)
+
+
+def with_noqa(text: str, codes_by_row: dict[int, set[str]]) -> tuple[str, int] | None:
+    """``text`` with ``# noqa`` directives for ``codes_by_row`` and how many lines took one; None when
+    no directive could be added, or the result would not parse."""
+    new_text, count = add_directives(text, codes_by_row)
+    return (new_text, count) if count and _parses(new_text) else None
 
 
 def _parses(text: str) -> bool:

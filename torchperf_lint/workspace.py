@@ -71,15 +71,16 @@ _config_of_folder: dict[Path, Path | None] = {}
 _projects: dict[tuple[Path | None, Path, Overrides], Project] = {}
 
 
-def settings_for(path: Path, overrides: Overrides = _NO_OVERRIDES) -> FileSettings:
+def settings_for(path: Path, overrides: Overrides = _NO_OVERRIDES, *, cwd: Path | None = None) -> FileSettings:
     """The settings for the file at ``path`` (it need not exist: stdin and unsaved editor buffers
-    are named by the path they stand for)."""
-    return file_settings(path, project_for(path, overrides))
+    are named by the path they stand for). ``cwd`` is the folder the linter runs from (by default
+    the process's own); an editor server passes the workspace folder that holds the file."""
+    return file_settings(path, project_for(path, overrides, cwd=cwd))
 
 
-def project_for(path: Path, overrides: Overrides = _NO_OVERRIDES) -> Project:
-    """The project whose configuration governs ``path`` (a file or a folder)."""
-    cwd = Path.cwd()
+def project_for(path: Path, overrides: Overrides = _NO_OVERRIDES, *, cwd: Path | None = None) -> Project:
+    """The project whose configuration governs ``path`` (a file or a folder), as seen from ``cwd``."""
+    cwd = Path.cwd() if cwd is None else cwd.resolve()
     if overrides.config is not None:
         config: Path | None = overrides.config
     else:
