@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import site
 import subprocess
 import sys
 import venv
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,17 @@ def test_editable_install_serves_the_same_names():
         [sys.executable, "-c", PROBE], check=True, capture_output=True, text=True, cwd=ROOT.parent
     )
     assert lines.stdout.split("\n")[1:3] == ["True", "(1, 2, 3, 4)"]
+
+
+def test_the_plain_install_requires_no_language_server_packages(wheel):
+    """``pip install .`` installs exactly the unconditional requirements: LibCST, Jinja2 and pathspec;
+    pygls and lsprotocol come only with the ``server`` extra."""
+    archive = zipfile.ZipFile(wheel)
+    metadata = archive.read(next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+
+    def names(wanted: Callable[[str], bool]) -> list[str]:
+        return sorted(re.match(r"[A-Za-z0-9._-]+", r).group() for r in requires if wanted(r))
+
+    assert names(lambda r: "extra ==" not in r) == ["Jinja2", "libcst", "pathspec"]
+    assert names(lambda r: 'extra == "server"' in r) == ["lsprotocol", "pygls"]

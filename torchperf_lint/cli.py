@@ -15,7 +15,7 @@ from torchperf_lint.registry import RegistryError
 from torchperf_lint.reporters import REPORTERS
 from torchperf_lint.selection import UsageError
 
-_COMMANDS = {"check", "rule", "rules", "clean", "skill", "handoff"}
+_COMMANDS = {"check", "rule", "rules", "clean", "skill", "handoff", "server"}
 
 
 def _codes(value: str) -> list[str]:
@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     handoff_check.add_argument("--results", type=Path, help="default: bench-full.json next to REPORT")
     handoff_check.add_argument("--notes", type=Path, help="default: notes.md next to REPORT")
     handoff_check.add_argument("--source", type=Path, help="kernel package folder (default: the installed one)")
+    server = commands.add_parser(
+        "server", parents=[common], help="the language server for editors, over stdio (the `server` extra)"
+    )
+    server.add_argument(
+        "--stdio", action="store_true", help="accepted for clients that pass it; stdio is the default"
+    )
     clean = commands.add_parser("clean", parents=[common], help="delete the findings cache")
     clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser
@@ -169,6 +175,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from torchperf_lint.commands import skill
 
         return skill.run(args)
+    if args.command == "server":
+        from torchperf_lint.commands import server
+
+        return server.run(args)
     if args.command == "handoff":
         from torchperf_lint.commands import handoff
 
