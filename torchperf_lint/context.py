@@ -125,6 +125,14 @@ class FileContext:
     def _locator(self) -> Locator:
         return Locator(self.module, self.text, self.syntax_tree)
 
+    def def_line(self, node: cst.FunctionDef) -> int:
+        """The line of ``node``'s ``def`` keyword, ``node`` being the node visited. Read from CPython's
+        ``ast`` where it can be: generating positions for a whole function costs about as much as
+        parsing it, and every function of a file with a pragma in it asks."""
+        path = tuple(self.ancestors)
+        found = self._locator.def_line(path) if path and path[-1] is node else None
+        return found if found is not None else self.position(node.name).start.line
+
     def position(self, node: cst.CSTNode, path: tuple[cst.CSTNode, ...] | None = None) -> CodeRange:
         """Position of ``node``, computed on demand so clean files never pay for it. ``path`` is the
         ancestors of a node reported earlier; by default, those of the node being visited."""

@@ -30,7 +30,7 @@ def has_prevalidated_pragma(ctx: FileContext, node: cst.FunctionDef) -> bool:
         return True
     if not ctx.mentions(PRAGMA):
         return False
-    return bool(PRAGMA.search(ctx.line(ctx.position(node.name).start.line)))
+    return bool(PRAGMA.search(ctx.line(ctx.def_line(node))))
 
 
 def is_prevalidated(ctx: FileContext, node: cst.FunctionDef) -> bool:

@@ -62,11 +62,26 @@ class Locator:
             raise KeyError(f"{type(node).__name__} node is not part of the module")
         return found
 
+    def def_line(self, path: Sequence[cst.CSTNode]) -> int | None:
+        """The line of the ``def`` or ``class`` keyword (after any decorators) of the last node on
+        ``path``, read from CPython's ``ast`` without generating code; None when that node is not a
+        function or class the ``ast`` places (one nested in an ``if``, say)."""
+        placed = self._innermost_statement(path) if self.syntax_tree is not None else None
+        if placed is None or placed[0] is not path[-1]:
+            return None
+        statement, counterpart = placed[0], placed[3]
+        expected = (
+            (ast.ClassDef,) if isinstance(statement, cst.ClassDef) else (ast.FunctionDef, ast.AsyncFunctionDef)
+        )
+        if not isinstance(statement, cst.FunctionDef | cst.ClassDef) or not isinstance(counterpart, expected):
+            return None
+        return counterpart.lineno
+
     def _generate_statement(self, path: Sequence[cst.CSTNode]) -> None:
         placed = self._innermost_statement(path)
         if placed is None or id(placed[0]) in self._generated:
             return
-        statement, indents, first_line = placed
+        statement, indents, first_line, _ = placed
         self._generated.add(id(statement))
         holder = _Spans()
         state = _SpanState(
@@ -80,9 +95,11 @@ class Locator:
         if self._matches_source("".join(state.tokens), first_line):
             self._spans.update(holder._computed)
 
-    def _innermost_statement(self, path: Sequence[cst.CSTNode]) -> tuple[cst.CSTNode, list[str], int] | None:
+    def _innermost_statement(
+        self, path: Sequence[cst.CSTNode]
+    ) -> tuple[cst.CSTNode, list[str], int, ast.stmt] | None:
         """The deepest statement on ``path`` reachable through ``def``/``class`` bodies, the indents
-        around it, and the line its leading blank lines and comments start on."""
+        around it, the line its leading blank lines and comments start on, and its ``ast`` twin."""
         assert self.syntax_tree is not None
         body: Sequence[cst.BaseStatement] = self.module.body
         syntax_body: list[ast.stmt] = self.syntax_tree.body
@@ -95,7 +112,8 @@ class Locator:
             if position is None or position >= len(syntax_body):
                 break
             counterpart = syntax_body[position]
-            placed = (statement, list(indents), _first_line(counterpart) - len(statement.leading_lines))  # type: ignore[attr-defined]
+            first_line = _first_line(counterpart) - len(statement.leading_lines)  # type: ignore[attr-defined]
+            placed = (statement, list(indents), first_line, counterpart)
             block = getattr(statement, "body", None)
             if not isinstance(statement, _DESCEND) or not isinstance(block, cst.IndentedBlock):
                 break
