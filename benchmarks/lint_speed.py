@@ -49,18 +49,28 @@ class Measure:
         return statistics.median(self.seconds)
 
 
-def build_corpus(folder: Path) -> list[Path]:
+def torch_root() -> Path:
+    """The installed torch package's folder, found without importing torch."""
     spec = importlib.util.find_spec("torch")
     if spec is None or spec.origin is None:
         raise SystemExit("lint_speed: torch is not installed")
-    torch_root = Path(spec.origin).parent
+    return Path(spec.origin).parent
+
+
+def corpus_sources() -> list[Path]:
+    """The corpus files inside the installed torch package."""
+    root = torch_root()
+    return [source for relative in CORPUS_DIRS for source in sorted((root / relative).rglob("*.py"))]
+
+
+def build_corpus(folder: Path) -> list[Path]:
+    root = torch_root()
     files = []
-    for relative in CORPUS_DIRS:
-        for source in sorted((torch_root / relative).rglob("*.py")):
-            target = folder / source.relative_to(torch_root)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-            files.append(target)
+    for source in corpus_sources():
+        target = folder / source.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        files.append(target)
     (folder / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
     return files
 

@@ -3,6 +3,7 @@ each LSP message, built from the scheduler's outcome for the document's current 
 
 from __future__ import annotations
 
+import gc
 import logging
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,11 @@ class Session:
     # Life cycle
 
     def initialize(self) -> None:
-        self._pages = rule_pages.write_pages()
+        self._pages = rule_pages.write_pages()  # loads every rule pack
+        # What is alive now (modules, rule classes, LSP types) lives as long as the process. Frozen,
+        # it stays out of the collector's full passes, which otherwise walk all of it in the middle
+        # of a lint, most often the one after a large file's.
+        gc.freeze()
 
     async def initialized(self) -> None:
         """Ask the client to report ``pyproject.toml`` changes, when it can watch files for us."""
