@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from torchperf_lint.workspace import Overrides, forget, settings_for
+from torchperf_lint.workspace import Overrides, configuration_changed, forget, settings_for
 
 ROUTES = "import torch\n\n\ndef _route(volume):\n    assert volume.ndim == 5\n    return volume.cuda()\n"
 
@@ -138,3 +138,21 @@ def test_cwd_stands_for_the_folder_the_linter_runs_from(monorepo, tmp_path_facto
     assert "TPL003" in from_root.enabled
     inside = settings_for(monorepo / "pa" / "src" / "pa" / "routes.py", cwd=monorepo / "pb")
     assert inside.settings.source == (monorepo / "pa" / "pyproject.toml").resolve()  # its own project wins
+
+
+def test_configuration_changed_sees_an_edit_a_new_file_and_a_removal(monorepo, monkeypatch):
+    monkeypatch.chdir(monorepo)
+    forget()
+    routes = monorepo / "pa" / "src" / "pa" / "routes.py"
+    settings_for(routes)
+    assert not configuration_changed()
+    (monorepo / "pa" / "pyproject.toml").write_text('[tool.torchperf-lint]\nignore = ["TPL005"]\n')
+    assert configuration_changed()
+    forget()
+    settings_for(routes)
+    (monorepo / "pa" / "src" / "pyproject.toml").write_text("[tool.torchperf-lint]\n")  # a nearer one
+    assert configuration_changed()
+    forget()
+    assert settings_for(routes).settings.source == (monorepo / "pa" / "src" / "pyproject.toml").resolve()
+    (monorepo / "pa" / "src" / "pyproject.toml").unlink()
+    assert configuration_changed()

@@ -11,7 +11,8 @@ script and an in-process editor server all turn a path into its settings through
 - its enabled codes, after ``select``/``ignore`` and its ``per-file-ignores``.
 
 Loaded configurations are cached for the life of the process; a long-running caller (an editor
-server) calls :func:`forget` when a ``pyproject.toml`` changes.
+server) calls :func:`forget` when a ``pyproject.toml`` changes, which :func:`configuration_changed`
+tells it even when nothing else does.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ class FileSettings:
 _NO_OVERRIDES = Overrides()
 _config_of_folder: dict[Path, Path | None] = {}
 _projects: dict[tuple[Path | None, Path, Overrides], Project] = {}
+#: Every configuration file read or looked for since the last forget(), with its state then.
+_seen: dict[Path, tuple[int, int] | None] = {}
 
 
 def settings_for(path: Path, overrides: Overrides = _NO_OVERRIDES, *, cwd: Path | None = None) -> FileSettings:
@@ -120,6 +123,7 @@ def nearest_config(folder: Path) -> Path | None:
             found = _config_of_folder[candidate]
             break
         chain.append(candidate)
+        _seen[candidate / "pyproject.toml"] = _state(candidate / "pyproject.toml")
         found = config_in(candidate)
         if found is not None:
             break
@@ -132,11 +136,28 @@ def forget() -> None:
     """Drop every cached configuration, so the next call reads the ``pyproject.toml`` files again."""
     _config_of_folder.clear()
     _projects.clear()
+    _seen.clear()
+
+
+def configuration_changed() -> bool:
+    """Whether a ``pyproject.toml`` that the cached settings were read from, or looked for, has since
+    appeared, changed or gone: one ``stat`` per folder visited, cheap enough before every lint."""
+    return any(_state(path) != state for path, state in list(_seen.items()))
+
+
+def _state(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
 
 
 def _load_project(config: Path | None, cwd: Path, overrides: Overrides) -> Project:
     if overrides.config is not None and not overrides.config.is_file():
         raise UsageError(f"config file {overrides.config} does not exist")
+    if config is not None:
+        _seen[config] = _state(config)
     settings = load(config, cwd)
     settings = settings.with_overrides(extend_exclude=settings.extend_exclude + overrides.extend_exclude)
     project = Project.of(settings, _enabled(settings, overrides))

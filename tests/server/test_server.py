@@ -261,6 +261,23 @@ async def test_a_pyproject_change_is_picked_up_without_a_restart(start_editor, p
     assert spans((await editor.publish_after(kernel.as_uri(), since)).diagnostics) == [TPL006]
 
 
+async def test_without_a_file_watcher_the_next_lint_notices_a_changed_pyproject(start_editor, project):
+    editor = await start_editor(project, client="neovim")  # Neovim on Linux watches no files for servers
+    kernel, other = project / "kernel.py", project / "other.py"
+    other.write_text(KERNEL)
+    await editor.open(kernel)
+    await editor.open(other)
+    assert editor.registrations == []
+    (project / "pyproject.toml").write_text('[tool.torchperf-lint]\nignore = ["TPL003"]\n')
+    since = len(editor.published)
+    published = await editor.change(kernel, 2, types.TextDocumentContentChangeWholeDocument(KERNEL + "\n"))
+    assert [d.code for d in published.diagnostics] == ["TPL002", "TPL006"]
+    assert [d.code for d in (await editor.publish_after(other.as_uri(), since)).diagnostics] == [
+        "TPL002",
+        "TPL006",
+    ]
+
+
 async def test_a_broken_pyproject_is_shown_once_and_lints_nothing(start_editor, project):
     (project / "pyproject.toml").write_text("[tool.torchperf-lint]\nselct = []\n")
     editor = await start_editor(project)

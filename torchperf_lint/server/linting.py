@@ -8,7 +8,7 @@ configuration cache they share is not guarded by a lock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from torchperf_lint import workspace
@@ -48,16 +48,26 @@ class Snapshot:
 @dataclass(frozen=True)
 class Outcome:
     """A snapshot's findings; ``job`` is None when it was not linted, and ``problem`` says why when
-    that is an error (a broken configuration) rather than an exclusion."""
+    that is an error (a broken configuration) rather than an exclusion. ``reloaded``: a
+    ``pyproject.toml`` had changed on disk, so every configuration was read again first."""
 
     snapshot: Snapshot
     findings: tuple[Diagnostic, ...] = ()
     job: Job | None = None
     problem: str | None = None
+    reloaded: bool = False
 
 
 def lint(snapshot: Snapshot) -> Outcome:
-    """The findings the command line would report for this buffer saved at its path."""
+    """The findings the command line would report for this buffer saved at its path. A changed
+    ``pyproject.toml`` is noticed here even when the editor reports no file changes."""
+    reloaded = workspace.configuration_changed()
+    if reloaded:
+        workspace.forget()
+    return replace(_lint(snapshot), reloaded=reloaded)
+
+
+def _lint(snapshot: Snapshot) -> Outcome:
     try:
         settings = workspace.settings_for(snapshot.path, cwd=snapshot.folder)
     except (ConfigError, UsageError) as error:

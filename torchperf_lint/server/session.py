@@ -184,6 +184,9 @@ class Session:
         snapshot = outcome.snapshot
         if self.documents.get(snapshot.uri) is None:
             return  # closed while it was being linted
+        if outcome.reloaded:
+            self._reload()  # the other documents' findings came from the old configuration
+            return
         if outcome.problem is not None and outcome.problem not in self._problems_shown:
             self._problems_shown.add(outcome.problem)
             message = f"{SOURCE}: {outcome.problem}"
