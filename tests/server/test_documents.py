@@ -27,6 +27,7 @@ def test_which_documents_are_python_and_what_they_stand_for():
     assert Document("file:///w/k.pyi", "", 1, "").is_python
     assert not Document("file:///w/pyproject.toml", "toml", 1, "").is_python
     assert not Document("file:///w/k.py", "cython", 1, "").is_python
+    assert not Document("git:/w/k.py?ref=HEAD", "python", 1, "").is_python  # a diff view's copy
     assert str(Document("file:///w/a%20b.py", "python", 1, "").path) == "/w/a b.py"
     untitled = Document("untitled:Untitled-1", "python", 1, "")
     assert (untitled.path, untitled.name) == (None, "Untitled-1")

@@ -17,6 +17,8 @@ from pygls.uris import to_fs_path
 from torchperf_lint.server.positions import LineIndex
 
 _PYTHON_SUFFIXES = (".py", ".pyi")
+#: A file, or a buffer not saved yet; not the copies editors show in diff views (``git:`` and such).
+_LINTED_SCHEMES = ("file", "untitled")
 
 
 @dataclass
@@ -41,7 +43,10 @@ class Document:
 
     @property
     def is_python(self) -> bool:
-        """Python source by the editor's language id, or by its name when the id says nothing."""
+        """Python source (by the editor's language id, or by its name when the id says nothing) in a
+        file or an untitled buffer: the documents the server lints."""
+        if urlparse(self.uri).scheme not in _LINTED_SCHEMES:
+            return False
         if self.language_id == "python":
             return True
         return self.language_id in ("", "plaintext") and self.name.endswith(_PYTHON_SUFFIXES)
