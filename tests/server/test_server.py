@@ -305,6 +305,16 @@ async def test_excluded_files_and_other_languages_get_no_findings(start_editor, 
     assert [p.uri for p in editor.published[since:]] == [(project / "kernel.py").as_uri()]
 
 
+async def test_saving_publishes_the_diagnostics_again(start_editor, project):
+    editor = await start_editor(project)
+    opened = await editor.open(project / "kernel.py")
+    since = len(editor.published)
+    document = types.TextDocumentIdentifier((project / "kernel.py").as_uri())
+    editor.text_document_did_save(types.DidSaveTextDocumentParams(document))
+    saved = await editor.publish_after(document.uri, since)
+    assert (saved.version, spans(saved.diagnostics)) == (1, spans(opened))
+
+
 async def test_closing_a_document_clears_its_diagnostics(start_editor, project):
     editor = await start_editor(project)
     await editor.open(project / "kernel.py")
