@@ -79,6 +79,33 @@ def test_verbose_shows_the_traceback_of_an_internal_error(crashing_check, capsys
     assert err.endswith("torchperf-lint: error: internal error (RuntimeError: the engine broke)\n")
 
 
+@pytest.mark.parametrize("flag", ["-v", "--verbose"])
+def test_a_global_flag_before_the_subcommand_reaches_that_subcommand(tmp_path, flag):
+    (tmp_path / "a.py").write_text("import torch\ny = x.cuda()\n")
+    listed = run(flag, "rules", cwd=tmp_path)
+    assert (listed.returncode, listed.stdout, listed.stderr) == (0, run("rules").stdout, "")
+    checked = run(flag, "check", "-q", "--no-cache", "a.py", cwd=tmp_path)
+    assert (checked.returncode, checked.stderr) == (1, "")
+    assert (
+        checked.stdout
+        == "a.py:2:5: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract\n"
+    )
+    assert run(flag, "-q", "--no-cache", "a.py", cwd=tmp_path).stdout == checked.stdout  # `check` is the default
+    (tmp_path / ".torchperf_lint_cache").mkdir()
+    cleaned = run(flag, "clean", cwd=tmp_path)
+    assert (cleaned.returncode, cleaned.stderr) == (0, f"Removed {tmp_path.resolve() / '.torchperf_lint_cache'}\n")
+    assert not (tmp_path / ".torchperf_lint_cache").exists()
+    helped = run(flag, "server", "--help")
+    assert helped.returncode == 0 and helped.stdout.startswith(
+        "usage: torchperf-lint server [-h] [-v] [--stdio]\n"
+    )
+
+
+def test_verbose_before_the_default_command_shows_the_traceback(crashing_check, capsys):
+    assert cli.main(["-v", "x.py"]) == 2
+    assert capsys.readouterr().err.startswith("Traceback (most recent call last):")
+
+
 def test_a_bare_command_shows_the_help():
     result = run()
     assert result.returncode == 2 and result.stdout == ""

@@ -16,6 +16,9 @@ from torchperf_lint.reporters import REPORTERS
 from torchperf_lint.selection import UsageError
 
 _COMMANDS = {"check", "rule", "rules", "clean", "skill", "handoff", "server"}
+#: Options of the program itself, accepted before the subcommand (as Ruff accepts `ruff -v check`).
+_GLOBAL_FLAGS = {"-v", "--verbose"}
+_TOP_LEVEL_ONLY = {"-h", "--help", "-V", "--version"}
 
 
 def _codes(value: str) -> list[str]:
@@ -127,10 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:  # as Ruff does: the help, and the exit code of a usage error
         build_parser().print_help(sys.stderr)
         return ExitCode.ERROR
-    if argv[0] not in _COMMANDS and argv[0] not in {"-h", "--help", "-V", "--version"}:
-        argv.insert(0, "check")
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(_with_command(argv))
     except SystemExit as exit_:
         return ExitCode.ERROR if exit_.code not in (0, None) else ExitCode.CLEAN
     try:
@@ -145,6 +146,16 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.ERROR
     except Exception as error:  # a bug: exit 2, never 1, which CI and pre-commit read as "findings"
         return _internal_error(error, verbose=getattr(args, "verbose", False))
+
+
+def _with_command(argv: list[str]) -> list[str]:
+    """``argv`` with ``check``, the default command, after the global flags when it names no command."""
+    position = 0
+    while position < len(argv) and argv[position] in _GLOBAL_FLAGS:
+        position += 1
+    if position < len(argv) and argv[position] in _COMMANDS | _TOP_LEVEL_ONLY:
+        return argv
+    return [*argv[:position], "check", *argv[position:]]
 
 
 def _internal_error(error: Exception, *, verbose: bool) -> ExitCode:
