@@ -2,13 +2,21 @@
 
 A file given with ``--config`` may hold that table (a ``pyproject.toml`` or any TOML file with a
 ``[tool.torchperf-lint]`` table) or the bare keys at its top level, as Ruff reads ``ruff.toml``.
+Errors name each key as the file spells it: ``tool.torchperf-lint.select`` under the table, ``select``
+in a bare file. Every rule selector, including those of per-file-ignores whose glob matches no file,
+is checked when the file is read.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from torchperf_lint.selection import UsageError, expand
 
 DEFAULT_EXCLUDE = (
     ".git",
@@ -99,8 +107,14 @@ def _read(path: Path) -> dict:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
 
 
-def load(path: Path | None, cwd: Path) -> Settings:
-    """Settings from ``path`` (or defaults rooted at ``cwd`` when there is none)."""
+#: Keys whose values are rule selectors, checked against the known codes when the file is read.
+_SELECTOR_KEYS = ("select", "extend-select", "ignore")
+_PER_FILE_KEYS = ("per-file-ignores", "extend-per-file-ignores")
+
+
+def load(path: Path | None, cwd: Path, known: Iterable[str]) -> Settings:
+    """Settings from ``path`` (or defaults rooted at ``cwd`` when there is none); every selector in
+    the file must name one of the ``known`` codes or a prefix of them."""
     if path is None:
         return Settings(root=cwd.resolve())
     document = _read(path)
@@ -109,21 +123,40 @@ def load(path: Path | None, cwd: Path) -> Settings:
     table = document.get("tool", {}).get("torchperf-lint", {}) if nested else document
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `tool.torchperf-lint` must be a table")
+    prefix = "tool.torchperf-lint." if nested else ""
     values: dict[str, object] = {}
     for key, value in table.items():
-        values.update(_parse_key(path, key, value))
+        values.update(_parse_key(path, prefix, key, value))
+    _check_selectors(path, prefix, table, frozenset(known))
     extra = values.pop("extend_per_file_ignores", {})
     ignores = {**values.pop("per_file_ignores", DEFAULT_PER_FILE_IGNORES), **extra}  # type: ignore[dict-item]
     return Settings(root=path.parent.resolve(), source=path, per_file_ignores=ignores, **values)  # type: ignore[arg-type]
 
 
-def _parse_key(path: Path, key: str, value: object) -> dict[str, object]:
-    where = f"{path}: `tool.torchperf-lint.{key}`"
+def _check_selectors(path: Path, prefix: str, table: dict, known: frozenset[str]) -> None:
+    """Raise for the first selector that names no known code, naming the file and the key."""
+    lists = [(key, table[key]) for key in _SELECTOR_KEYS if key in table]
+    for key in _PER_FILE_KEYS:
+        lists += [(f"{key}.{_toml_key(glob)}", codes) for glob, codes in table.get(key, {}).items()]
+    for key, selectors in lists:
+        try:
+            expand(selectors, known, f"{path}: `{prefix}{key}`")
+        except UsageError as error:
+            raise ConfigError(str(error)) from None
+
+
+def _toml_key(name: str) -> str:
+    """``name`` as a key in a TOML dotted key: bare when it can be, else a quoted string."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name, ensure_ascii=False)
+
+
+def _parse_key(path: Path, prefix: str, key: str, value: object) -> dict[str, object]:
+    where = f"{path}: `{prefix}{key}`"
     if key in _LIST_KEYS:
         if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             raise ConfigError(f"{where} must be a list of strings")
         return {_LIST_KEYS[key]: tuple(value)}
-    if key in ("per-file-ignores", "extend-per-file-ignores"):
+    if key in _PER_FILE_KEYS:
         if not isinstance(value, dict) or not all(
             isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()
         ):
@@ -133,5 +166,5 @@ def _parse_key(path: Path, key: str, value: object) -> dict[str, object]:
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false")
         return {"respect_gitignore": value}
-    known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores", "extend-per-file-ignores", "respect-gitignore"]))
-    raise ConfigError(f"{path}: unknown key `tool.torchperf-lint.{key}` (known: {known})")
+    known = ", ".join(sorted([*_LIST_KEYS, *_PER_FILE_KEYS, "respect-gitignore"]))
+    raise ConfigError(f"{path}: unknown key `{prefix}{key}` (known: {known})")

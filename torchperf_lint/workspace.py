@@ -158,20 +158,20 @@ def _load_project(config: Path | None, cwd: Path, overrides: Overrides) -> Proje
         raise UsageError(f"config file {overrides.config} does not exist")
     if config is not None:
         _seen[config] = _state(config)
-    settings = load(config, cwd)
+    settings = load(config, cwd, known_codes())
     settings = settings.with_overrides(extend_exclude=settings.extend_exclude + overrides.extend_exclude)
     project = Project.of(settings, _enabled(settings, overrides))
     return project if overrides.cache_dir is None else replace(project, cache_dir=overrides.cache_dir)
 
 
 def _enabled(settings: Settings, overrides: Overrides) -> frozenset[str]:
-    """The codes a project enables; a bad selector names the file or flag it came from."""
+    """The codes a project enables; a bad selector on the command line names its flag (those of a
+    configuration file were checked, naming the file and key, when it was read)."""
     known = known_codes()
 
     def configured(key: str, selectors: tuple[str, ...]) -> set[str]:
-        where = f"{settings.source}: `tool.torchperf-lint.{key}`" if settings.source else key
         try:
-            return expand(selectors, known, where)
+            return expand(selectors, known, f"{settings.source}: `{key}`" if settings.source else key)
         except UsageError as error:
             raise ConfigError(str(error)) from None
 
