@@ -34,6 +34,21 @@ def test_dir_lists_the_public_kernels_without_importing_them():
     assert {"warp_affine3d", "remap3d"} <= set(listed)
 
 
+@pytest.mark.parametrize(
+    "imported", ["", "import torchperf_lint.reference_kernels.api\n"], ids=["fresh", "loaded"]
+)
+def test_dir_lists_the_public_api_and_module_attributes_only(imported):
+    code = f"{imported}import torchperf_lint.reference_kernels as rk\nprint(dir(rk))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    listed = ast.literal_eval(result.stdout)
+    assert listed == sorted(listed)
+    assert [name for name in listed if not (name.startswith("__") and name.endswith("__"))] == [
+        "remap3d",
+        "warp_affine3d",
+    ]
+    assert {"__all__", "__doc__", "__file__", "__name__", "__path__", "__spec__"} <= set(listed)
+
+
 def test_the_benchmark_without_torch_says_what_to_install():
     code = (
         "import runpy\nsys.argv = ['bench', '--quick']\n"
