@@ -195,3 +195,57 @@ def test_handoff_commands_work_without_torch(tmp_path):
         text=True,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+SCRIPT = SKILL / "scripts" / "review_changes.py"
+CLEAN = "import torch\n\n\ndef route(volume):\n    return volume + 1\n"
+ON_DEVICE = "import torch\n\n\ndef route(volume):\n    return volume.cuda()\n"
+
+
+def fixture_repo(repo: Path, files: dict[str, str]):
+    """A repository on branch main whose first commit holds ``files``; returns its git runner."""
+    repo.mkdir()
+
+    def git(*args: str) -> str:
+        identity = ["-c", "user.email=r@example.org", "-c", "user.name=r"]
+        return subprocess.run(
+            ["git", *identity, *args], cwd=repo, check=True, capture_output=True, text=True
+        ).stdout
+
+    git("init", "-q", "-b", "main")
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    return git
+
+
+def shown(summary: dict) -> list[tuple]:
+    return [(f["file"], f["line"], f["column"], f["rule"], f["status"]) for f in summary["shown"]]
+
+
+def test_the_script_compares_with_the_merge_base_not_the_base_branch_tip(tmp_path):
+    repo = tmp_path / "repo"
+    git = fixture_repo(repo, {"changed.py": CLEAN, "other.py": ON_DEVICE})
+    branch_point = git("rev-parse", "HEAD").strip()
+    git("checkout", "-q", "-b", "change")
+    (repo / "changed.py").write_text(ON_DEVICE)  # the change's own violation
+    git("commit", "-q", "-am", "change")
+    git("checkout", "-q", "main")  # main moves on: the same line lands there, and a new violation elsewhere
+    (repo / "changed.py").write_text(ON_DEVICE)
+    (repo / "other.py").write_text(ON_DEVICE + "\n\ndef later(volume):\n    return volume.to('cuda')\n")
+    git("commit", "-q", "-am", "main moves on")
+    git("checkout", "-q", "change")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--base", "main"], capture_output=True, text=True, cwd=repo
+    )
+    assert result.returncode == 1, result.stdout
+    summary = json.loads(result.stdout)
+    assert (summary["merge_base"], summary["files"], summary["new"], summary["existing"]) == (
+        branch_point,
+        1,
+        1,
+        0,
+    )
+    assert shown(summary) == [("changed.py", 5, 12, "TPL003", "new")]
