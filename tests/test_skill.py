@@ -249,3 +249,37 @@ def test_the_script_compares_with_the_merge_base_not_the_base_branch_tip(tmp_pat
         0,
     )
     assert shown(summary) == [("changed.py", 5, 12, "TPL003", "new")]
+
+
+def test_a_renamed_file_is_compared_with_its_old_path_at_the_merge_base(tmp_path):
+    repo = tmp_path / "repo"
+    edited = ON_DEVICE.replace("import torch\n", "import torch\n\nSCALE = 2\n")
+    git = fixture_repo(repo, {"pkg/moved.py": ON_DEVICE, "pkg/edited.py": edited})
+    git("checkout", "-q", "-b", "change")
+    git("mv", "pkg/moved.py", "pkg/routes.py")  # a pure move
+    git("mv", "pkg/edited.py", "pkg/kernels.py")  # a move with an edit that adds a violation
+    (repo / "pkg" / "kernels.py").write_text(edited + "\n\ndef added(volume):\n    return volume.to('cuda')\n")
+    worktree = subprocess.run(
+        [sys.executable, str(SCRIPT), "--base", "main", "--worktree"], capture_output=True, text=True, cwd=repo
+    )
+    git("commit", "-q", "-am", "move")
+    committed = subprocess.run(
+        [sys.executable, str(SCRIPT), "--base", "main"], capture_output=True, text=True, cwd=repo
+    )
+    for result in (worktree, committed):
+        assert result.returncode == 1, result.stdout
+        summary = json.loads(result.stdout)
+        assert (summary["files"], summary["new"], summary["existing"]) == (2, 1, 2)
+        assert shown(summary) == [
+            ("pkg/kernels.py", 11, 22, "TPL003", "new"),
+            ("pkg/kernels.py", 7, 12, "TPL003", "existing"),
+            ("pkg/routes.py", 5, 12, "TPL003", "existing"),
+        ]
+    git("checkout", "-q", "-b", "only-moved", "main")
+    git("mv", "pkg/moved.py", "pkg/routes.py")
+    git("commit", "-q", "-m", "only a move")
+    moved = subprocess.run(
+        [sys.executable, str(SCRIPT), "--base", "main"], capture_output=True, text=True, cwd=repo
+    )
+    assert moved.returncode == 0, moved.stdout
+    assert shown(json.loads(moved.stdout)) == [("pkg/routes.py", 5, 12, "TPL003", "existing")]

@@ -10,8 +10,10 @@ committed at HEAD (--base defaults to origin/HEAD, main or master, the first tha
 are checked as they are on disk.
 
 Every finding is marked "new" (the change introduced it) or "existing" (the merge base already had
-it): the linter's own `--baseline` mode decides, matching findings by rule code and the text of
-their line, so a finding that only moved stays "existing".
+it): findings are matched by rule code and the text of their line, so a finding that only moved
+stays "existing". The linter's own `--baseline` mode decides, except for a file git sees as renamed
+since the merge base: that one is compared with the old path's version there (linted under the new
+name), so moving a file does not make its findings "new".
 
 Prints one JSON object: the mode, base and commits, the number of files, findings in total, new and
 existing, counts per rule, and the first --limit findings (default 20, new ones first) with file,
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -81,21 +84,74 @@ def changed_files(root: Path, merge_base: str, worktree: bool) -> list[str]:
     return sorted({name for name in names if name})
 
 
+def renamed(root: Path, merge_base: str, worktree: bool) -> dict[str, str]:
+    """Each Python file git's rename detection finds since ``merge_base``: new path -> old path."""
+    against = [merge_base] if worktree else [merge_base, "HEAD"]
+    fields = git(
+        root, "diff", "--name-status", "-z", "--find-renames", "--diff-filter=R", *against, "--", *PATTERNS
+    )
+    parts = fields.split("\0")
+    return {parts[i + 2]: parts[i + 1] for i in range(0, len(parts) - 2, 3) if parts[i].startswith("R")}
+
+
+def _options(cache: Path, baseline: str | None = None) -> list[str]:
+    options = ["check", "--output-format", "json", "--force-exclude", "--cache-dir", str(cache)]
+    return options if baseline is None else [*options, "--baseline", baseline]
+
+
 def lint(root: Path, files: list[str], cache: Path, baseline: str | None, committed: bool) -> list[dict]:
     """The linter's JSON findings for ``files``: committed mode lints each file as HEAD has it (through
     stdin where the work tree differs), otherwise as it is on disk."""
-    options = ["check", "--output-format", "json", "--force-exclude", "--cache-dir", str(cache)]
-    if baseline is not None:
-        options += ["--baseline", baseline]
+    options = _options(cache, baseline)
     differing = set()
     if committed:
         differing = set(git(root, "diff", "--name-only", "-z", "HEAD", "--", *files).split("\0"))
     on_disk = [name for name in files if name not in differing]
     findings = _run_linter(root, [*options, "--", *on_disk]) if on_disk else []
     for name in sorted(differing & set(files)):
-        source = subprocess.run(["git", "-C", str(root), "show", f"HEAD:{name}"], capture_output=True).stdout
-        findings += _run_linter(root, [*options, "--stdin-filename", name, "-"], stdin=source)
+        findings += _run_linter(root, [*options, "--stdin-filename", name, "-"], stdin=_show(root, "HEAD", name))
     return findings
+
+
+def new_in_renamed(
+    root: Path, moves: dict[str, str], everything: list[dict], merge_base: str, cache: Path, committed: bool
+) -> list[dict]:
+    """The findings of renamed files that the old path's version at ``merge_base`` did not have,
+    matched as ``--baseline`` matches them: by rule code and the text of the finding's line."""
+    new = []
+    for name, old in sorted(moves.items()):
+        current = [item for item in everything if _relative(root, item["filename"]) == name]
+        if not current:
+            continue
+        base = _show(root, merge_base, old)
+        options = [*_options(cache), "--stdin-filename", name, "-"]
+        left = Counter(_line_key(item, base) for item in _run_linter(root, options, stdin=base))
+        now = _show(root, "HEAD", name) if committed else (root / name).read_bytes()
+        for item in current:
+            key = _line_key(item, now)
+            if left[key] > 0:
+                left[key] -= 1
+            else:
+                new.append(item)
+    return new
+
+
+def _show(root: Path, revision: str, name: str) -> bytes:
+    shown = subprocess.run(["git", "-C", str(root), "show", f"{revision}:{name}"], capture_output=True)
+    if shown.returncode != 0:
+        raise ReviewError(f"git show {revision}:{name} failed: {shown.stderr.decode(errors='replace').strip()}")
+    return shown.stdout
+
+
+#: Where the linter ends a row: line feed, carriage return and line feed, or carriage return alone.
+_ROW_END = re.compile(r"\r\n|\r|\n")
+
+
+def _line_key(item: dict, data: bytes) -> tuple[str, str]:
+    """The finding's rule code and the text of its line without surrounding blanks."""
+    lines = _ROW_END.split(data.decode("utf-8", errors="replace"))
+    row = item["location"]["row"]
+    return item["code"], lines[row - 1].strip() if 0 < row <= len(lines) else ""
 
 
 def _run_linter(root: Path, args: list[str], stdin: bytes | None = None) -> list[dict]:
@@ -170,10 +226,13 @@ def review(args: argparse.Namespace) -> dict:
     header = {"mode": mode, "base": base, "merge_base": merge_base, "head": git(root, "rev-parse", "HEAD").strip()}
     if not files:
         return summarise([], header, files, {}, args.limit)
+    committed = mode == "committed"
+    moves = {new: old for new, old in renamed(root, merge_base, not committed).items() if new in files}
+    unmoved = [name for name in files if name not in moves]
     with tempfile.TemporaryDirectory(prefix="torchperf-review-") as cache:
-        committed = mode == "committed"
         everything = lint(root, files, Path(cache), None, committed)
-        new = lint(root, files, Path(cache), merge_base, committed)
+        new = lint(root, unmoved, Path(cache), merge_base, committed) if unmoved else []
+        new += new_in_renamed(root, moves, everything, merge_base, Path(cache), committed)
     return summarise(classify(root, everything, new), header, files, hints(), args.limit)
 
 
