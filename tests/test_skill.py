@@ -283,3 +283,26 @@ def test_a_renamed_file_is_compared_with_its_old_path_at_the_merge_base(tmp_path
     )
     assert moved.returncode == 0, moved.stdout
     assert shown(json.loads(moved.stdout)) == [("pkg/routes.py", 5, 12, "TPL003", "existing")]
+
+
+def section(text: str, heading: str) -> str:
+    """The body under ``heading`` up to the next heading of any level."""
+    body = text.split(f"{heading}\n", 1)[1]
+    return re.split(r"\n#+ ", body, maxsplit=1)[0]
+
+
+def test_the_contract_table_lists_every_contract_and_hazard_rule():
+    contract = (SKILL / "references" / "contract.md").read_text()
+    listed = re.findall(r"\| (TPL\d{3}) \|$", section(contract, "## What the linter checks"), re.MULTILINE)
+    assert listed == sorted(code for code in all_rules() if not code.startswith("TPL9"))
+
+
+def test_the_no_grad_contract_names_the_rule_for_inference_tensors():
+    skill_text = (SKILL / "SKILL.md").read_text()
+    contract = (SKILL / "references" / "contract.md").read_text()
+    for passage in (
+        section(skill_text, "## The contract in one paragraph"),
+        section(skill_text, "## 6. Do the by-hand checks"),
+        section(contract, "### No-grad, not inference mode"),
+    ):
+        assert "TPL008" in passage and "inference_mode" in passage, passage
