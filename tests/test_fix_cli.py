@@ -113,3 +113,27 @@ def test_a_failed_write_leaves_the_original_and_no_temporary(tmp_path, monkeypat
 def test_conflicting_modes_are_usage_errors(tree):
     result = run(".", "--fix", "--diff", cwd=tree)
     assert result.returncode == 2 and "use one of --fix and --diff" in result.stderr
+
+
+FORM_FEED_INDENT = "import torch\n\x0cy = s.cuda()\ndef f(x):\n    z = 1\n  \x0c    return x.cuda()\n"
+
+
+def test_a_form_feed_in_the_indentation_counts_as_a_column(tmp_path):
+    (tmp_path / "ff.py").write_bytes(FORM_FEED_INDENT.encode())
+    result = run("ff.py", cwd=tmp_path)
+    assert result.stdout.splitlines()[:2] == [
+        "ff.py:2:6: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract",
+        "ff.py:5:15: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract",
+    ]
+    piped = run("-", "--stdin-filename", "ff.py", cwd=tmp_path, stdin=FORM_FEED_INDENT)
+    assert piped.stdout.splitlines()[:2] == result.stdout.splitlines()[:2]
+
+
+def test_fix_after_a_form_feed_in_the_indentation_edits_the_call_and_keeps_the_form_feed(tmp_path):
+    (tmp_path / "ff.py").write_bytes(FORM_FEED_INDENT.encode())
+    result = run("ff.py", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    fixed = "import torch\n\x0cy = s\ndef f(x):\n    z = 1\n  \x0c    return x\n"
+    assert (tmp_path / "ff.py").read_bytes().decode() == fixed
+    assert result.returncode == 0 and result.stdout.strip() == "Found 2 errors (2 fixed, 0 remaining)."
+    piped = run("-", "--stdin-filename", "ff.py", "--fix", "--unsafe-fixes", cwd=tmp_path, stdin=FORM_FEED_INDENT)
+    assert piped.stdout == fixed

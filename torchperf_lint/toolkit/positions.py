@@ -5,6 +5,12 @@ the :class:`Locator` generates only the statement that holds a finding: CPython'
 built by the engine's syntax check) gives that statement's first line, and the generated text is
 compared with the source at that line before its spans are trusted. Anything it cannot place that
 way falls back to one pass over the whole module.
+
+LibCST does not give every source back: a form feed in a line's indentation (CPython resets the
+indentation count at one) is dropped from the tree, so the generated code is one or more characters
+short on that line. Spans are code-point columns of the *source*, so the whole-module pass compares
+its generated text with the source and moves the columns of any line that differs (see
+:func:`realign`).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 import libcst as cst
 from libcst.metadata.position_provider import PositionProvidingCodegenState
@@ -28,11 +35,87 @@ def positions(module: cst.Module) -> dict[cst.CSTNode, Span]:
     Equivalent to resolving ``PositionProvider`` through a ``MetadataWrapper`` (the tests pin the
     columns), without the wrapper's extra traversal or an object per node.
     """
+    return _generate(module)[0]
+
+
+def source_positions(module: cst.Module, text: str) -> dict[cst.CSTNode, Span]:
+    """Every node's span in ``text``, the source ``module`` was parsed from: :func:`positions`, with
+    the columns of lines LibCST did not give back as written moved to where they are in ``text``."""
+    spans, code = _generate(module)
+    return spans if code == text else realign(spans, code, text)
+
+
+def _generate(module: cst.Module) -> tuple[dict[cst.CSTNode, Span], str]:
     holder = _Spans()
-    module._codegen(
-        _SpanState(default_indent=module.default_indent, default_newline=module.default_newline, provider=holder)
+    state = _SpanState(
+        default_indent=module.default_indent, default_newline=module.default_newline, provider=holder
     )
-    return holder._computed
+    module._codegen(state)
+    return holder._computed, "".join(state.tokens)
+
+
+def realign(spans: dict[cst.CSTNode, Span], code: str, text: str) -> dict[cst.CSTNode, Span]:
+    """``spans`` of the generated ``code`` as spans of the source ``text`` it came from.
+
+    Only columns move: LibCST keeps every line break, so rows agree. Lines are matched character by
+    character where they differ; a span's start takes the column of its first character, its end
+    the column after its last one. Spans are returned unchanged when the line counts differ.
+    """
+    generated, source = _NEWLINE.split(code), _NEWLINE.split(text)
+    if len(generated) != len(source):
+        return spans
+    columns = {
+        row: _ColumnMap(written, read)
+        for row, (written, read) in enumerate(zip(generated, source, strict=True), start=1)
+        if written != read
+    }
+    if not columns:
+        return spans
+    moved = {}
+    for node, ((line, column), (end_line, end_column)) in spans.items():
+        start_map, end_map = columns.get(line), columns.get(end_line)
+        if start_map is None and end_map is None:
+            moved[node] = ((line, column), (end_line, end_column))
+            continue
+        new_column = column if start_map is None else start_map.start(column)
+        new_end = end_column if end_map is None else end_map.end(end_column)
+        if end_line == line:
+            new_end = max(new_end, new_column)
+        moved[node] = ((line, new_column), (end_line, new_end))
+    return moved
+
+
+class _ColumnMap:
+    """Columns of one generated line as columns of the source line it stands for."""
+
+    def __init__(self, written: str, read: str) -> None:
+        self.length, self.read_length = len(written), len(read)
+        #: (generated column, source column, length) of each run of characters the two lines share.
+        self.blocks = SequenceMatcher(None, written, read, autojunk=False).get_matching_blocks()
+
+    def start(self, column: int) -> int:
+        """Where the character at ``column`` is in the source (a column past the last one maps
+        past the source's last one)."""
+        for written, read, size in self.blocks:
+            if written <= column < written + size:
+                return read + column - written
+        return self._nearest(column)
+
+    def end(self, column: int) -> int:
+        """Where the text ending at ``column`` ends in the source."""
+        for written, read, size in self.blocks:
+            if written < column <= written + size:
+                return read + column - written
+        return self._nearest(column)
+
+    def _nearest(self, column: int) -> int:
+        """A column in no shared run (characters LibCST wrote that the source lacks): the source
+        column after the last shared run before it."""
+        after = 0
+        for written, read, size in self.blocks:
+            if written + size <= column and size:
+                after = read + size
+        return after if column < self.length else self.read_length
 
 
 class Locator:
@@ -55,7 +138,7 @@ class Locator:
             self._generate_statement(path)
             found = self._spans.get(node)
         if found is None and not self._whole_module:
-            self._spans.update(positions(self.module))
+            self._spans.update(source_positions(self.module, self.text))
             self._whole_module = True
             found = self._spans.get(node)
         if found is None:
