@@ -197,6 +197,9 @@ async def test_a_syntax_error_mid_edit_is_one_tpl900_and_the_server_lives_on(sta
         )
     ]
     assert published.diagnostics[0].message == "SyntaxError: '(' was never closed"
+    assert spans(published.diagnostics) == [("TPL900", (4, 8, 4, 8))]  # at the `(` CPython names
+    command_line = json.loads(cli("check", "--output-format", "json", "-", cwd=project, stdin=broken).stdout)
+    assert [(f["location"], f["end_location"]) for f in command_line] == [({"row": 5, "column": 9},) * 2]
     mended = await editor.change(project / "kernel.py", 3, types.TextDocumentContentChangeWholeDocument(KERNEL))
     assert spans(mended.diagnostics) == [TPL002, TPL003, TPL006]
 
@@ -226,6 +229,7 @@ async def test_two_workspace_folders_each_apply_their_own_pyproject(start_editor
     pa, pb = two_folders
     editor = await start_editor(pa, pb)
     in_pa = await editor.open(pa / "src" / "pa" / "routes.py")
+    assert spans(in_pa) == [("TPL005", (4, 4, 4, 27)), ("TPL003", (5, 11, 5, 24))]
     assert [(d.code, d.message) for d in in_pa] == [
         (
             "TPL005",
@@ -236,9 +240,37 @@ async def test_two_workspace_folders_each_apply_their_own_pyproject(start_editor
     ]
     assert await editor.open(pa / "scripts" / "tool.py") == []
     assert await editor.open(pb / "src" / "pb" / "routes.py") == []
-    assert [line.split(" ")[1] for line in cli("check", "-q", "src", "scripts", cwd=pa).stdout.splitlines()] == [
-        "TPL005",
-        "TPL003",
+    assert [line.split(" ")[:2] for line in cli("check", "-q", "src", "scripts", cwd=pa).stdout.splitlines()] == [
+        ["src/pa/routes.py:5:5:", "TPL005"],
+        ["src/pa/routes.py:6:12:", "TPL003"],
+    ]
+
+
+GRID_SAMPLE = (
+    "import torch.nn.functional as F\n\n\n"
+    "def resample(volume, grid):\n"
+    "    return F.grid_sample(volume, grid, align_corners=False)\n"
+)
+
+
+async def test_a_primitives_glob_makes_tpl007_apply_to_the_functions_it_matches(start_editor, tmp_path):
+    root = tmp_path / "globbed"
+    package = root / "src" / "pk"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(GRID_SAMPLE)
+    (package / "helpers.py").write_text(GRID_SAMPLE)
+    (root / "pyproject.toml").write_text('[tool.torchperf-lint]\nprimitives = ["pk.kernels.*"]\n')
+    editor = await start_editor(root)
+    matched = await editor.open(package / "kernels.py")
+    assert spans(matched) == [("TPL007", (4, 11, 4, 59))]
+    assert matched[0].message == (
+        "`torch.nn.functional.grid_sample` runs outside `torch.no_grad()` in primitive "
+        "`pk.kernels.resample`; guard the kernel body"
+    )
+    assert await editor.open(package / "helpers.py") == []
+    assert cli("check", "-q", "src", cwd=root).stdout.splitlines() == [
+        f"src/pk/kernels.py:5:12: TPL007 {matched[0].message}"
     ]
 
 
