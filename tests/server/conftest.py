@@ -79,12 +79,16 @@ StartEditor = Callable[..., "asyncio.Future[Editor]"]
 
 @pytest_asyncio.fixture
 async def start_editor(tmp_path: Path) -> AsyncIterator[StartEditor]:
-    """Start a server and initialize it as ``client`` (a pytest-lsp client profile) with the given
-    workspace folders; every server started is shut down at the end of the test."""
+    """Start a server and initialize it as ``client`` (a pytest-lsp client profile, or the
+    ``capabilities`` given) with the given workspace folders; every server started is shut down at
+    the end of the test."""
     started: list[Editor] = []
 
     async def start(
-        *folders: Path, client: str = "visual-studio-code", env: dict[str, str] | None = None
+        *folders: Path,
+        client: str = "visual-studio-code",
+        env: dict[str, str] | None = None,
+        capabilities: types.ClientCapabilities | None = None,
     ) -> Editor:
         environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), **(env or {})}
         config = ClientServerConfig(
@@ -93,7 +97,9 @@ async def start_editor(tmp_path: Path) -> AsyncIterator[StartEditor]:
         editor = await config.start()
         started.append(editor)
         workspace = [types.WorkspaceFolder(folder.as_uri(), folder.name) for folder in folders]
-        params = types.InitializeParams(capabilities=client_capabilities(client), workspace_folders=workspace)
+        params = types.InitializeParams(
+            capabilities=capabilities or client_capabilities(client), workspace_folders=workspace
+        )
         await asyncio.wait_for(editor.initialize_session(params), TIMEOUT)
         return editor
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pytest_lsp import client_capabilities
 
 from .conftest import CONSOLE_SCRIPT, TIMEOUT, apply_edit, cli, spans
 
@@ -183,6 +184,20 @@ async def test_hover_shows_the_rule_page(start_editor, project):
     assert await editor.text_document_hover_async(types.HoverParams(uri, types.Position(4, 2))) is None
 
 
+async def test_a_client_without_markdown_gets_the_rule_page_as_plain_text(start_editor, project):
+    capabilities = client_capabilities("visual-studio-code")
+    capabilities.text_document.hover.content_format = [types.MarkupKind.PlainText]
+    editor = await start_editor(project, capabilities=capabilities)
+    await editor.open(project / "kernel.py")
+    uri = types.TextDocumentIdentifier((project / "kernel.py").as_uri())
+    shown = await editor.text_document_hover_async(types.HoverParams(uri, types.Position(5, 27)))
+    assert shown.contents.kind == types.MarkupKind.PlainText
+    page = shown.contents.value
+    assert page.startswith("device-route (TPL003)\n=====================\n\nWhat it does\n------------\n")
+    assert '\nExample\n-------\n    volume = volume.to("cuda")\n    out = F.grid_sample(volume, grid)\n\n' in page
+    assert "#" not in page.replace("# the caller", "") and "```" not in page
+
+
 async def test_a_syntax_error_mid_edit_is_one_tpl900_and_the_server_lives_on(start_editor, project):
     editor = await start_editor(project)
     await editor.open(project / "kernel.py")
@@ -354,6 +369,21 @@ async def test_closing_a_document_clears_its_diagnostics(start_editor, project):
     uri = (project / "kernel.py").as_uri()
     editor.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     assert list((await editor.publish_after(uri, since)).diagnostics) == []
+
+
+async def test_closing_a_document_never_linted_publishes_nothing(start_editor, project):
+    editor = await start_editor(project)
+    since = len(editor.published)
+    notes = types.TextDocumentIdentifier((project / "notes.txt").as_uri())
+    editor.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(notes.uri, "plaintext", 1, KERNEL))
+    )
+    editor.text_document_did_close(types.DidCloseTextDocumentParams(notes))
+    kernel = types.TextDocumentIdentifier((project / "kernel.py").as_uri())
+    await editor.open(project / "kernel.py")  # published after the text file's would have been
+    editor.text_document_did_close(types.DidCloseTextDocumentParams(kernel))
+    await editor.publish_after(kernel.uri, since + 1)
+    assert [(p.uri, len(p.diagnostics)) for p in editor.published[since:]] == [(kernel.uri, 3), (kernel.uri, 0)]
 
 
 async def test_shutdown_then_exit_ends_the_server_with_status_0(start_editor, project):

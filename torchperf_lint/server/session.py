@@ -35,6 +35,8 @@ class Session:
         self._scheduler = Scheduler(linting.lint, self._publish)
         self._pages: dict[str, str] = {}
         self._problems_shown: set[str] = set()
+        #: Documents the client holds diagnostics of ours for: only these are cleared on close.
+        self._published: set[str] = set()
         self.shut_down = False
 
     # Life cycle
@@ -92,7 +94,9 @@ class Session:
         uri = params.text_document.uri
         self.documents.close(uri)
         self._scheduler.forget(uri)
-        self._server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if uri in self._published:
+            self._published.discard(uri)
+            self._server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def watched_files_changed(self, params: types.DidChangeWatchedFilesParams) -> None:
         if any(change.uri.endswith(f"/{CONFIG_NAME}") for change in params.changes):
@@ -197,6 +201,7 @@ class Session:
             uri=snapshot.uri, diagnostics=diagnostics, version=snapshot.version
         )
         self._server.text_document_publish_diagnostics(params)
+        self._published.add(snapshot.uri)
 
     def _reload(self) -> None:
         """A configuration changed: read every ``pyproject.toml`` again and re-lint what is open."""
