@@ -15,6 +15,8 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from torchperf_lint.lines import split_lines
+
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("torchperf-lint"))
 TIMEOUT = 60.0  # generous: the machine is shared, and a missing message must fail, not hang
 
@@ -126,10 +128,11 @@ def spans(diagnostics: list[types.Diagnostic]) -> list[tuple[str, tuple[int, int
 
 def apply_edit(text: str, edit: types.WorkspaceEdit) -> str:
     """``text`` with a workspace edit's text edits applied, as an editor applies them (last first;
-    columns in UTF-16 units, the test clients' encoding)."""
+    columns in UTF-16 units, the test clients' encoding; lines end at line breaks only, not at form
+    feeds)."""
     edits = [e for change in edit.document_changes or [] for e in change.edits]
     edits += [e for changes in (edit.changes or {}).values() for e in changes]
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))

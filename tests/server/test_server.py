@@ -219,6 +219,24 @@ async def test_a_syntax_error_mid_edit_is_one_tpl900_and_the_server_lives_on(sta
     assert spans(mended.diagnostics) == [TPL002, TPL003, TPL006]
 
 
+#: A form feed in the indentation: LibCST drops it, the columns and the fix must not.
+FORM_FEED = "import torch\n\x0cy = s.cuda()\ndef f(x):\n    z = 1\n  \x0c    return x.cuda()\n"
+
+
+async def test_a_form_feed_in_the_indentation_moves_neither_ranges_nor_fixes(start_editor, project):
+    editor = await start_editor(project)
+    diagnostics = await editor.open(project / "ff.py", FORM_FEED)
+    assert spans(diagnostics) == [("TPL003", (1, 5, 1, 13)), ("TPL003", (4, 14, 4, 22))]
+    offered = await _actions_at(editor, project / "ff.py", (4, 20), only=[types.CodeActionKind.QuickFix])
+    resolved = await editor.code_action_resolve_async(offered[0])
+    assert editor.messages == []
+    command_line = cli(
+        "check", "--fix", "--unsafe-fixes", "--stdin-filename", "ff.py", "-", cwd=project, stdin=FORM_FEED
+    )
+    assert command_line.stdout == "import torch\n\x0cy = s\ndef f(x):\n    z = 1\n  \x0c    return x\n"
+    assert apply_edit(FORM_FEED, resolved.edit) == FORM_FEED.replace("return x.cuda()", "return x")
+
+
 ROUTES = "import torch\n\n\ndef _route(volume):\n    assert volume.ndim == 5\n    return volume.cuda()\n"
 
 
