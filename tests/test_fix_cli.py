@@ -137,3 +137,11 @@ def test_fix_after_a_form_feed_in_the_indentation_edits_the_call_and_keeps_the_f
     assert result.returncode == 0 and result.stdout.strip() == "Found 2 errors (2 fixed, 0 remaining)."
     piped = run("-", "--stdin-filename", "ff.py", "--fix", "--unsafe-fixes", cwd=tmp_path, stdin=FORM_FEED_INDENT)
     assert piped.stdout == fixed
+
+
+def test_a_vertical_tab_is_a_syntax_error_at_its_column_and_fix_leaves_the_file_alone(tmp_path):
+    source = "import torch\ny = \x0bs.cuda()\n"
+    (tmp_path / "vt.py").write_bytes(source.encode())
+    result = run("vt.py", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert result.stdout.splitlines()[0] == "vt.py:2:5: TPL900 SyntaxError: invalid non-printable character U+000B"
+    assert (tmp_path / "vt.py").read_bytes().decode() == source
