@@ -90,6 +90,13 @@ def test_a_baseline_with_only_old_findings_is_clean(repo):
     assert (result.returncode, result.stdout) == (0, "")
 
 
+def test_a_form_feed_does_not_shift_the_lines_findings_are_matched_by(repo):
+    # A form feed on a blank line ends a line for str.splitlines, not for Python or the linter.
+    (repo / "pkg" / "kernel.py").write_text(BASE.replace("import torch\n\n", "import torch\n\x0c\n"))
+    result = lint(repo, "pkg", "--baseline", "HEAD")
+    assert (result.returncode, result.stdout) == (0, "")
+
+
 def test_a_file_that_is_new_since_the_baseline_reports_everything(repo):
     (repo / "pkg" / "fresh.py").write_text(BASE)
     result = lint(repo, "pkg/fresh.py", "--baseline", "HEAD")

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.lines import split_lines
 from torchperf_lint.runner import Job
 from torchperf_lint.source import decode_or_raw
 
@@ -68,7 +69,7 @@ def base_version(path: Path, revision: str) -> bytes | None:
 
 def _keys(findings: list[Diagnostic], data: bytes) -> list[tuple[str, str]]:
     """(code, the finding's line with surrounding blanks removed) for each finding."""
-    lines = decode_or_raw(data).splitlines()
+    lines = split_lines(decode_or_raw(data))  # rows end where the linter's rows end, not at a form feed
     return [(f.code, lines[f.row - 1].strip() if 0 < f.row <= len(lines) else "") for f in findings]
 
 
