@@ -202,3 +202,15 @@ def test_handoff_render_reports_a_json_syntax_error_with_its_position(tmp_path):
     result = run("handoff", "render", "results.json", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "torchperf-lint: error: results.json:3:17: not valid JSON: Expecting value\n"
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+    many = tmp_path / "many.py"
+    many.write_text("import torch\n\n\ndef f(x):\n" + "    x.cuda()\n" * 5000)
+    command = [sys.executable, "-m", "torchperf_lint", "check", "--no-cache", str(many)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = process.stdout.readline()
+    process.stdout.close()  # as `| head -1` does
+    stderr = process.stderr.read()
+    assert first.startswith(f"{many}:5:5: TPL003 ")
+    assert (process.wait(), stderr) == (2, "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -139,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, RegistryError, UsageError) as error:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
         return ExitCode.ERROR
+    except BrokenPipeError:  # the reader stopped early (`| head`): as Ruff does, stop quietly
+        _silence_stdout()
+        return ExitCode.ERROR
     except OSError as error:
         print(f"torchperf-lint: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return ExitCode.ERROR
@@ -146,6 +150,13 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.ERROR
     except Exception as error:  # a bug: exit 2, never 1, which CI and pre-commit read as "findings"
         return _internal_error(error, verbose=getattr(args, "verbose", False))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush of a closed pipe raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _with_command(argv: list[str]) -> list[str]:
