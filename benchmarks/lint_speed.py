@@ -1,6 +1,6 @@
 """Time torchperf-lint against the bare LibCST parse and its peers on a fixed corpus of torch sources.
 
-    python benchmarks/lint_speed.py [--repeat 5] [--peer-repeat 1] [--peers-bin DIR]
+    python benchmarks/lint_speed.py [--repeat 5] [--peer-repeat 1] [--peers-bin DIR] [--against EXE]
 
 The corpus is copied from the installed torch package (``nn``, ``_refs``, ``distributions``, ``optim``,
 ``ao/quantization/fx``) into a temporary folder; torch is located without being imported. Every tool
@@ -8,7 +8,8 @@ runs as a whole process (start to exit), and the script prints medians, ratios a
 memory of the largest process in each run. Runs go round-robin (each round runs every command once),
 so a slow spell of a shared machine does not land on one tool only. TorchFix, Fixit and Ruff are
 timed when found on PATH or in ``--peers-bin`` (TorchFix pins an older LibCST, so keep the peers in
-their own venv).
+their own venv). ``--against EXE`` also times another torchperf-lint build (an older revision
+installed in its own venv) cold, in the same rounds, to show what a change cost.
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="runs per torchperf-lint and Ruff measurement")
     parser.add_argument("--peer-repeat", type=int, default=1, help="runs per TorchFix and Fixit measurement")
     parser.add_argument("--peers-bin", type=Path, help="folder holding the torchfix, fixit and ruff executables")
+    parser.add_argument("--against", type=Path, help="another torchperf-lint executable to time cold alongside")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as temporary:
         root = Path(temporary)
@@ -146,8 +148,11 @@ def time_everything(root: Path, files: list[Path], args: argparse.Namespace) -> 
     if ruff:
         run_once([*ruff_lint, "--cache-dir", str(ruff_cache)], root)
     rounds = Rounds(root)
+    against = [str(args.against), "check", "-q", "--exit-zero", "--no-cache", "corpus"] if args.against else None
     for index in range(args.repeat):
         rounds.run("cold", "torchperf-lint cold (no cache)", [*lint, "--no-cache", "corpus"])
+        if against:
+            rounds.run("against", f"{args.against} cold", against)
         rounds.run_parse(files)
         rounds.run("warm", "torchperf-lint warm (cache)", [*lint, "--cache-dir", str(cache), "corpus"])
         rounds.run("single", "torchperf-lint single file", [*lint, "--no-cache", str(single)])
@@ -185,6 +190,9 @@ def report(results: dict[str, Measure]) -> None:
         if key in results:
             theirs = results[key].median
             print(f"| {label} | {theirs:.2f} s | ours/theirs {mine / theirs:.3f} | {target} |")
+    if "against" in results:
+        theirs = results["against"].median
+        print(f"| {results['against'].name} | {theirs:.2f} s | this build/that {cold / theirs:.3f} | |")
     peak = max(results[k].peak_mb for k in ("cold", "warm", "single"))
     print(f"| torchperf-lint peak RSS of any process | {peak:.0f} MB | | < 300 MB |")
 
