@@ -5,7 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of
+from torchperf_lint.toolkit.exemptions import test_files
+from torchperf_lint.toolkit.functions import parameters
+from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of, walk
 
 _ENABLING_CALLS = {
     "torch.enable_grad": ("torch.enable_grad", "turns autograd recording on"),
@@ -43,9 +45,15 @@ class AutogradRecording(Rule):
         "`.backward()`, `torch.autograd.grad`/`backward`, and subclasses of `torch.autograd.Function`. "
         "Exempt: learnable parameters (`nn.Parameter(t, requires_grad=True)`, or a factory with "
         "`requires_grad=True` wrapped by `nn.Parameter`), which record nothing until a model is "
-        "trained; passing a flag along (`out.requires_grad_(inp.requires_grad)`), which keeps the "
-        "caller's choice. Test files are exempt by default (`tests/`, `test_*.py`, `*_test.py`, "
-        "`conftest.py`): tests call `.backward()` to prove a result can feed training."
+        "trained; passing the caller's flag along, which keeps the caller's choice: "
+        "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
+        "`if requires_grad:` (a parameter of the function) or `if x.requires_grad:`; restoring a saved "
+        "grad mode, `torch.set_grad_enabled(prev)` where `prev` (a name, also one a nested function "
+        "reads, or an attribute such as `self.prev`) was bound to `torch.is_grad_enabled()` in the same "
+        "file, which puts back what the caller had rather than turning recording on."
+    ) + test_files(
+        "tests call `.backward()` and set `requires_grad` on their inputs to prove a result can feed "
+        "training, which is what a kernel's callers do, not the kernel"
     )
     valid = (
         "import torch\nwith torch.no_grad():\n    y = x * 2\n",
@@ -61,6 +69,16 @@ class AutogradRecording(Rule):
         "import torch\ndef f(data, requires_grad):\n"
         "    out = torch.as_tensor(data).requires_grad_(requires_grad)\n"
         "    return out.detach().clone().requires_grad_(data.requires_grad)\n",
+        "import torch\ndef arange(end, requires_grad=False):\n    result = torch.arange(end)\n"
+        "    if requires_grad:\n        result.requires_grad_(True)\n    return result\n",
+        "import torch\ndef like(x, src):\n    if src.requires_grad:\n        x.requires_grad = True\n"
+        "    return x\n",
+        "import torch\ndef run(modules):\n    grad_enabled, autocast_enabled = (\n"
+        "        torch.is_grad_enabled(),\n        torch.is_autocast_enabled(),\n    )\n\n"
+        "    def worker(m):\n        torch.set_grad_enabled(grad_enabled)\n        return m()\n\n"
+        "    return [worker(m) for m in modules]\n",
+        "import torch\nclass Guard:\n    def __enter__(self):\n        self.prev = torch.is_grad_enabled()\n"
+        "    def __exit__(self, *args):\n        torch.set_grad_enabled(self.prev)\n",
     )
     invalid = (
         Invalid("import torch\nt = torch.ones(3, requires_grad=True)\n", ((2, 19),)),
@@ -68,6 +86,10 @@ class AutogradRecording(Rule):
         Invalid("import torch\nx.requires_grad = True\n", ((2, 1),)),
         Invalid("import torch as T\nwith T.enable_grad():\n    pass\n", ((2, 6),)),
         Invalid("from torch import set_grad_enabled\nset_grad_enabled(True)\n", ((2, 1),)),
+        Invalid("import torch\ndef f(x, mode):\n    torch.set_grad_enabled(mode)\n", ((3, 5),)),
+        Invalid(
+            "import torch\nDEBUG = True\ndef f(x):\n    if DEBUG:\n        x.requires_grad_(True)\n", ((5, 9),)
+        ),
         Invalid("import torch.autograd as ag\nag.grad(y, x)\n", ((2, 1),)),
         Invalid("import torch\nloss.backward()\n", ((2, 1),)),
         Invalid("from torch import autograd\nclass F(autograd.Function):\n    pass\n", ((2, 9),)),
@@ -81,17 +103,56 @@ class AutogradRecording(Rule):
             self.report(node, what=what, effect=effect)
         elif qualname == "torch.set_grad_enabled":
             args = positional(node) or list(node.args)
-            if not (args and is_literal(args[0].value, "False")):
+            if not (args and is_literal(args[0].value, "False")) and not self._restores_saved_state(node):
                 shown = source_of(args[0].value) if args else ""
                 self.report(node, what=f"torch.set_grad_enabled({shown})", effect=_TURNS_ON)
         requires = keyword(node, "requires_grad")
-        if requires is not None and is_literal(requires.value, "True") and not self._is_parameter(node):
+        if (
+            requires is not None
+            and is_literal(requires.value, "True")
+            and not self._is_parameter(node)
+            and not self._passes_flag_along()
+        ):
             if qualname is not None and qualname.startswith("torch."):
                 self.report(
                     requires, what="requires_grad=True", effect="makes torch record autograd for this tensor"
                 )
         if qualname is None and ctx.imports_torch:
             self._check_method(node)
+
+    def _passes_flag_along(self) -> bool:
+        """Inside ``if requires_grad:`` (a parameter of the enclosing function) or
+        ``if x.requires_grad:``: the caller's choice is passed along, not made here."""
+        ancestors = self.ctx.ancestors
+        function = self.ctx.enclosing_function()
+        names = {p.name.value for p in parameters(function)} if function is not None else set()
+        for index in range(len(ancestors) - 2, 0, -1):
+            node = ancestors[index]
+            if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return False
+            if isinstance(node, cst.If) and ancestors[index + 1] is node.body:
+                test = node.test
+                if isinstance(test, cst.Name) and test.value in names:
+                    return True
+                if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
+                    return True
+        return False
+
+    def _restores_saved_state(self, node: cst.Call) -> bool:
+        """``torch.set_grad_enabled(prev)`` where ``prev`` (a name or attribute) was read from
+        ``torch.is_grad_enabled()`` somewhere in the file: the grad mode is put back, not turned on."""
+        args = positional(node) or list(node.args)
+        if not args or not isinstance(args[0].value, cst.Name | cst.Attribute):
+            return False
+        return source_of(args[0].value) in self._saved_states()
+
+    def _saved_states(self) -> frozenset[str]:
+        """Names and attributes the file binds to ``torch.is_grad_enabled()`` (computed once per file)."""
+        key = ("saved-grad-states", id(self.ctx.module))
+        found = self.ctx.facts.get(key)
+        if found is None:
+            found = self.ctx.facts[key] = frozenset(_saved_states(self.ctx))
+        return found  # type: ignore[return-value]
 
     def _is_parameter(self, node: cst.Call) -> bool:
         """``nn.Parameter(..., requires_grad=True)``, or a factory call that is its argument."""
@@ -110,11 +171,11 @@ class AutogradRecording(Rule):
             self.report(node, what=".backward()", effect="runs a backward pass")
         elif method == "requires_grad_":
             args = node.args
-            if not args or is_literal(args[0].value, "True"):
+            if (not args or is_literal(args[0].value, "True")) and not self._passes_flag_along():
                 self.report(node, what=".requires_grad_()", effect="makes torch record autograd for this tensor")
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not (self.ctx.imports_torch and is_literal(node.value, "True")):
+        if not (self.ctx.imports_torch and is_literal(node.value, "True")) or self._passes_flag_along():
             return
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
@@ -126,3 +187,35 @@ class AutogradRecording(Rule):
         for base in node.bases:
             if self.ctx.qualname(base.value) in _AUTOGRAD_FUNCTION:
                 self.report(base, what="torch.autograd.Function", effect="defines a backward pass for autograd")
+
+
+def _saved_states(ctx) -> set[str]:
+    """Targets bound to ``torch.is_grad_enabled()``, alone or as an element of a tuple assignment."""
+    found: set[str] = set()
+    if "is_grad_enabled" not in ctx.text:
+        return found
+    for node in walk(ctx.module):
+        if not isinstance(node, cst.Assign):
+            continue
+        for target in node.targets:
+            for name, value in _pairs(target.target, node.value):
+                if isinstance(value, cst.Call) and ctx.qualname(value.func) in _GRAD_STATE_READS:
+                    found.add(source_of(name))
+    return found
+
+
+def _pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    if isinstance(target, cst.Tuple | cst.List) and isinstance(value, cst.Tuple | cst.List):
+        if len(target.elements) == len(value.elements):
+            return [
+                pair
+                for t, v in zip(target.elements, value.elements, strict=True)
+                for pair in _pairs(t.value, v.value)
+            ]
+        return []
+    return [(target, value)] if isinstance(target, cst.Name | cst.Attribute) else []
+
+
+_GRAD_STATE_READS = frozenset({"torch.is_grad_enabled", "torch.autograd.grad_mode.is_grad_enabled"})

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
+from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.matching import method_name, positional
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
@@ -41,7 +41,10 @@ class BridgeCopy(Rule):
         "Exempt: literals (`torch.tensor([1, 2])`) and values of unknown type, since converting a "
         "Python list or number has to copy. `.numpy().copy()` is flagged only on a fresh result "
         "(`f(x).numpy().copy()`), where nothing else can see the buffer."
-    ) + TEST_FILES_NOTE
+    ) + test_files(
+        "tests build expected values from reference arrays with `torch.tensor(...)` on purpose, so the "
+        "expectation owns its memory and no kernel can write through to it"
+    )
     fix = UNSAFE
     fix_safety = (
         "`torch.tensor(...)` becomes `torch.as_tensor(...)` with the same arguments (unsafe: the "
@@ -64,6 +67,8 @@ class BridgeCopy(Rule):
         "import torch\nimport numpy as np\nstd = torch.tensor(np.float64(s) + 1e-6, dtype=torch.float64)\n",
         "import torch\ndef f(kpts, size: torch.Tensor):\n    if isinstance(size, torch.Size):\n"
         "        size = torch.tensor(size)[None]\n    return kpts / size\n",
+        "import torch\nimport numpy as np\nfrom numpy.typing import NDArray\n"
+        "def f(a: NDArray[np.uint8]):\n    return torch.from_numpy(a), a.tolist()\n",
         "import torch\ndef f(alpha: torch.Tensor):\n    if isinstance(alpha, torch.Tensor):\n"
         "        a = alpha[0]\n    else:\n        a = torch.tensor(alpha[0])\n    return a\n",
     )
@@ -95,6 +100,15 @@ class BridgeCopy(Rule):
             ((4, 12), (5, 12)),
             fixed="import torch\nimport numpy as np\ndef f(mask):\n    mask = torch.as_tensor(np.array(mask))\n"
             "    return torch.as_tensor(mask)\n",
+        ),
+        Invalid(
+            "import torch\nimport numpy as np\nfrom numpy.typing import NDArray\n"
+            "def f(a: NDArray[np.uint8], rows):\n"
+            "    return torch.tensor(a), torch.tensor(np.stack(rows).astype(np.float32))\n",
+            ((5, 12), (5, 29)),
+            fixed="import torch\nimport numpy as np\nfrom numpy.typing import NDArray\n"
+            "def f(a: NDArray[np.uint8], rows):\n"
+            "    return torch.as_tensor(a), torch.as_tensor(np.stack(rows).astype(np.float32))\n",
         ),
         Invalid(
             "import torch\nimport numpy as np\nmask = torch.ByteTensor(np.array(rows))\n"

@@ -6,8 +6,8 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit import writes
-from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
+from torchperf_lint.toolkit import types, writes
+from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, method_name, source_of
 
@@ -49,17 +49,30 @@ class DefensiveMaterialization(Rule):
     notes = (
         "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, "
         "transpose, unsqueeze, squeeze, expand, view and friends), or applied to a parameter of the "
-        "enclosing function. The copy is followed through view and reshape chains "
-        "(`x.clone().reshape(-1, 2)`), conditional expressions (`x if inplace else x.clone()`) and "
-        "the name it is bound to (plain or annotated). Exempt, because the copy is then needed: "
-        "something writes it in place (`y[...] = v`, `y[...].zero_()`, `y += v`, `y.attr.fill_(0)`, "
-        "`f(y, inplace=True)`, `out=y`), or it is handed to a function the file cannot see into "
-        "(`helper(y)`, `obj.update(y)`), which may write it (torch functions, tensor methods and "
-        "pure builtins only read); it is returned (alone or in a tuple), kept (`items.append(y)`) "
-        "or stored (`self.y = ...`), so it must not alias the input; or, for `.contiguous()`, its result "
-        "feeds `.view(...)`, `torch.view_as_complex` or a compiled extension under `torch.ops`, which "
-        "need contiguous memory. Files that never import torch are skipped."
-    ) + TEST_FILES_NOTE
+        "enclosing function, when nothing needs the copy. The copy is followed through views and "
+        "subscripts (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions "
+        "(`x if inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`) and the name it is bound to "
+        "(plain or annotated), from that binding on: a `return c` before `c = x.clone()` returns another "
+        "value, and a rebinding to a new value (`c = c[idx]` with a tensor index, `c = c + 1`) ends the "
+        "copy's. A name bound to a view of the copy (`d = c.diagonal()`, `a, b = c.unbind()`), a loop "
+        "target over it (`for row in c`) or a container holding it (`kw = {'k': c}`) counts as the copy. "
+        "Exempt, because the copy is then needed: something writes it in place, directly or through a "
+        "view (`y[...] = v`, `y.diagonal().zero_()`, `torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, "
+        "`y.select(0, 1).mul_(v)`, `y += v`, `y.attr.fill_(0)`, `f(y, inplace=True)`, `out=y`); it is "
+        "handed to code the file cannot see into (`helper(y)`, `obj.update(y)`, `f(**{'k': y})`), which "
+        "may write it (torch functions, tensor methods and pure builtins only read; a function of the "
+        "same file, or a nested one, is read for what it does with that parameter or name); it goes into "
+        "a control-flow operator of the compiler (`torch.while_loop`, `torch.cond`), whose operands must "
+        "not alias; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`) or "
+        "stored (`self.y = ...`), so it must not alias the input; or, for `.contiguous()`, its result "
+        "feeds an operation that needs contiguous memory (`.view(...)`, `torch.view_as_complex`, a "
+        "compiled extension under `torch.ops`) or makes the same copy itself (softmax and log-softmax, "
+        "a convolution's weight: their CPU kernels call `contiguous()` on it), so dropping it saves "
+        "nothing. Files that never import torch are skipped."
+    ) + test_files(
+        "tests copy inputs to check afterwards that the kernel left them untouched, "
+        "and nothing in them is measured"
+    )
     fix = UNSAFE
     fix_safety = (
         "A `.contiguous()` chained on a view is removed (unsafe: the result keeps the view's strides, "
@@ -98,6 +111,29 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(x):\n    x = x.permute(1, 2, 0)\n    return x.contiguous().numpy()\n",
         "import torch\ndef f(outputs):\n    outputs = [o.permute(0, 3, 1, 2).contiguous() for o in outputs]\n"
         "    return outputs\n",
+        "import torch\ndef f(x):\n    c = x.clone()\n    c.diagonal().zero_()\n    return c.sum()\n",
+        "import torch\ndef f(x):\n    c = x.clone()\n    torch.diagonal(c).zero_()\n    return c.sum()\n",
+        "import torch\ndef f(x, v):\n    c = x.clone()\n    c.view(-1)[0] = v\n    return c.sum()\n",
+        "import torch\ndef f(x, v):\n    c = x.clone()\n    c.select(0, 1).mul_(v)\n    return c.sum()\n",
+        "import torch\ndef f(x):\n    c = x.clone()\n    d = c.narrow(0, 0, 2).unsqueeze(0)\n    d.fill_(1)\n"
+        "    return c.sum()\n",
+        "import torch\ndef f(x):\n    c = x.clone()\n    for row in c:\n        row.zero_()\n    return c.sum()\n",
+        "import torch\ndef f(q, e):\n    proj = q.unflatten(-1, (3, e)).transpose(0, -2).contiguous()\n"
+        "    return proj[0], proj[1], proj[2]\n",
+        "import torch\ndef f(module, q, seqused_k):\n"
+        "    kwargs = {'seqused_k': seqused_k.contiguous() if seqused_k is not None else None}\n"
+        "    return module.run(q, **kwargs)\n",
+        "import torch\ndef f(values, launch):\n    values = values.transpose(-3, -2).contiguous()\n"
+        "    dims = {values: (0, None)}\n    launch(dims)\n",
+        "import torch\ndef f(first, budget, cond, body):\n    state = (first.clone(), budget.clone())\n"
+        "    return torch.while_loop(cond, body, state)\n",
+        "import torch\ndef f(sim):\n    return torch.softmax(sim.transpose(-1, -2).contiguous(), -1)\n",
+        "import torch\nimport torch.nn.functional as F\ndef f(x, k, c):\n"
+        "    k_h = k.view(1, 1, 1, 7).expand(c, 1, 1, 7).contiguous()\n    return F.conv2d(x, k_h, groups=c)\n",
+        "import torch\ndef _fill(a):\n    a.zero_()\ndef f(x):\n    c = x.clone()\n    _fill(c)\n"
+        "    return c.sum()\n",
+        "import torch\ndef f(x):\n    c = x.clone()\n    def step():\n        c.add_(1)\n    step()\n"
+        "    return c.sum()\n",
     )
     invalid = (
         Invalid(
@@ -122,10 +158,24 @@ class DefensiveMaterialization(Rule):
             ((3, 9),),
         ),
         Invalid(
-            "import torch\ndef f(sim):\n    s = sim.transpose(-1, -2).contiguous()\n"
-            "    return s.softmax(2).sum()\n",
+            "import torch\ndef f(sim):\n    s = sim.transpose(-1, -2).contiguous()\n    return s.sum(2)\n",
             ((3, 9),),
-            fixed="import torch\ndef f(sim):\n    s = sim.transpose(-1, -2)\n    return s.softmax(2).sum()\n",
+            fixed="import torch\ndef f(sim):\n    s = sim.transpose(-1, -2)\n    return s.sum(2)\n",
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    if x.numel() == 0:\n        return x\n    x = x.clone()\n"
+            "    return torch.cat([x, x])\n",
+            ((5, 9),),
+        ),
+        Invalid(
+            "import torch\ndef _total(a, b):\n    return a.sum() + b\ndef f(x):\n    c = x.clone()\n"
+            "    return _total(c, 1)\n",
+            ((5, 9),),
+        ),
+        Invalid(
+            "import torch\ndef f(x, idx: torch.Tensor):\n    c = x.clone()\n    c = c[idx]\n    c[0] = 1\n"
+            "    return c.sum()\n",
+            ((3, 9),),
         ),
     )
 
@@ -150,54 +200,74 @@ class DefensiveMaterialization(Rule):
 
     def _is_needed(self, method: str) -> bool:
         """Whether something needs the copy: it is written in place, kept or returned (so it must not
-        alias the input), or, for ``.contiguous()``, read by an operation that needs contiguous memory.
+        alias the input), handed to code the file cannot see into, or, for ``.contiguous()``, read by
+        an operation that needs contiguous memory or would make the same copy itself.
 
-        The copy is followed through view chains (``x.clone().reshape(-1, 2)``), conditional
-        expressions (``x if inplace else x.clone()``) and the name it is bound to.
+        The copy is followed through views and subscripts (``x.clone().reshape(-1, 2)``,
+        ``torch.diagonal(x.clone())``), conditional expressions (``x if inplace else x.clone()``),
+        containers (``{"k": x.clone()}``) and the name it is bound to.
         """
-        ancestors = self.ctx.ancestors
+        ctx = self.ctx
+        ancestors = ctx.ancestors
         value: cst.CSTNode = ancestors[-1]
         for index in range(len(ancestors) - 2, -1, -1):
             parent = ancestors[index]
-            if isinstance(parent, cst.Attribute) and parent.value is value:
-                continue_chain = index > 0 and isinstance(ancestors[index - 1], cst.Call)
-                if not continue_chain:
-                    return False
-                value = parent
-            elif isinstance(parent, cst.Call) and parent.func is value:
-                chained = method_name(parent) or ""
+            kind = type(parent)
+            if kind is cst.Attribute and parent.value is value:  # type: ignore[attr-defined]
+                call = ancestors[index - 1] if index > 0 else None
+                if not (isinstance(call, cst.Call) and call.func is parent):
+                    if parent.attr.value not in writes.VIEW_METHODS:  # type: ignore[attr-defined]
+                        return False  # ``.shape``, ``.dtype``: a property, not the memory
+                    value = parent
+                    continue
+                chained = parent.attr.value  # type: ignore[attr-defined]
                 if chained.endswith("_") and not chained.endswith("__"):
                     return True
-                if chained in writes.VIEW_METHODS and method == "contiguous":
+                if method == "contiguous" and writes.needs_contiguous(ctx, call, None):
                     return True
-                if chained not in _PASS_THROUGH:
+                if chained not in writes.VIEW_METHODS:
                     return False
                 value = parent
-            elif isinstance(parent, cst.Subscript) and parent.value is value:
+            elif kind is cst.Call and parent.func is value:  # type: ignore[attr-defined]
                 value = parent
-            elif isinstance(parent, cst.IfExp | cst.Element | cst.Tuple | cst.List):
+            elif kind is cst.Subscript and parent.value is value:  # type: ignore[attr-defined]
+                if writes.is_fresh_index(parent, lambda e: types.kind_of(ctx, e)):  # type: ignore[arg-type]
+                    return False
                 value = parent
-            elif isinstance(parent, cst.ListComp | cst.GeneratorExp | cst.SetComp) and parent.elt is value:
+            elif kind in _HOLDERS:
                 value = parent
-            elif isinstance(parent, cst.Return):
+            elif kind in _COMPREHENSIONS and parent.elt is value:  # type: ignore[attr-defined]
+                value = parent
+            elif kind is cst.Return or kind is cst.Yield:
                 return True
-            elif isinstance(parent, cst.Arg):
-                return self._argument_needs(ancestors[index - 1], parent, method)
-            elif isinstance(parent, cst.Assign | cst.AnnAssign):
-                return self._binding_needs(parent, method)
+            elif kind is cst.Arg:
+                call = ancestors[index - 1]
+                if not isinstance(call, cst.Call):
+                    return False
+                if self._passes_through(call, parent):  # type: ignore[arg-type]
+                    value = call
+                    continue
+                return self._argument_needs(call, parent, method)  # type: ignore[arg-type]
+            elif kind is cst.Assign or kind is cst.AnnAssign:
+                return self._binding_needs(parent, method)  # type: ignore[arg-type]
             else:
                 return False
         return False
 
-    def _argument_needs(self, call: cst.CSTNode, arg: cst.Arg, method: str) -> bool:
+    def _passes_through(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """``torch.diagonal(copy)``, ``tuple([copy])``, ``dict(k=copy)``: the call's result holds or
+        shares the copy, so what happens to the result happens to the copy."""
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in _REGROUPING and self.ctx.qualname(func) is None:
+            return True
+        return arg.keyword is None and writes.is_view_call(self.ctx, call) and not isinstance(func, cst.Attribute)
+
+    def _argument_needs(self, call: cst.Call, arg: cst.Arg, method: str) -> bool:
         """A call that writes its argument (``inplace=True``, ``out=``), keeps it (``items.append``),
-        or needs contiguous memory (``torch.view_as_complex``, a compiled extension)."""
-        if not isinstance(call, cst.Call):
-            return False
+        may write it (a function the file cannot see into), or needs contiguous memory
+        (``torch.view_as_complex``, a compiled extension, softmax, a convolution's weight)."""
         if arg.keyword is not None and arg.keyword.value == "out":
             return True
-        if not writes.reads_only(self.ctx, call):
-            return True  # a function this file cannot see into may write its argument
         if method_name(call) in writes.KEEPING_METHODS:
             return True
         if any(
@@ -205,8 +275,22 @@ class DefensiveMaterialization(Rule):
             for a in call.args
         ):
             return True
-        qualname = self.ctx.qualname(call.func) or ""
-        return method == "contiguous" and (qualname in _NEEDS_CONTIGUOUS or qualname.startswith("torch.ops."))
+        if method == "contiguous" and writes.needs_contiguous(self.ctx, call, arg):
+            return True
+        if writes.reads_only(self.ctx, call):
+            return False
+        return self._callee_needs(call, arg, method)
+
+    def _callee_needs(self, call: cst.Call, arg: cst.Arg, method: str) -> bool:
+        """For a function of this file, whether it writes, keeps, returns or passes on the parameter
+        the copy lands in (or, for ``.contiguous()``, needs it contiguous); any other callee may write it."""
+        function = self.ctx.enclosing_function()
+        local = {n.name.value: n for n in function.body.body if isinstance(n, cst.FunctionDef)} if function else {}
+        callee = writes.callee_effects(self.ctx, call, local)
+        if callee is None:
+            return True
+        effect = dict((id(a), e) for a, e in callee).get(id(arg))
+        return effect is not None and (effect != writes.VIEWED or method == "contiguous")
 
     def _binding_needs(self, statement: cst.Assign | cst.AnnAssign, method: str) -> bool:
         if isinstance(statement, cst.Assign):
@@ -217,12 +301,18 @@ class DefensiveMaterialization(Rule):
             return True  # stored as an attribute or an item: the copy outlives this function's view of it
         function = self.ctx.enclosing_function()
         facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
-        needed = facts.written | facts.kept | facts.returned | facts.passed
-        if method == "contiguous":
-            needed = needed | facts.viewed
-        return any(target.value in needed for target in targets)  # type: ignore[attr-defined]
+        needed = _NEEDED_BY_CONTIGUOUS if method == "contiguous" else _NEEDED
+        position = facts.position(statement)
+        if position is None:  # inside a lambda or class body the block does not enter
+            summary = facts.written | facts.kept | facts.returned | facts.passed
+            return any(target.value in summary for target in targets)  # type: ignore[attr-defined]
+        return any(facts.uses(target.value, position, needed) for target in targets)  # type: ignore[attr-defined]
 
 
-#: Methods whose result shares the copy's memory, so a write to it writes the copy.
-_PASS_THROUGH = VIEWS | writes.SHARING_METHODS | {"view_as", "as_strided"}
-_NEEDS_CONTIGUOUS = frozenset({"torch.view_as_complex", "torch.view_as_real"})
+_HOLDERS = frozenset(
+    {cst.IfExp, cst.Element, cst.Tuple, cst.List, cst.Set, cst.DictElement, cst.Dict, cst.StarredElement}
+)
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.GeneratorExp, cst.SetComp})
+_REGROUPING = frozenset({"tuple", "list", "dict", "set", "zip"})
+_NEEDED = frozenset({writes.WRITTEN, writes.KEPT, writes.RETURNED, writes.PASSED})
+_NEEDED_BY_CONTIGUOUS = _NEEDED | {writes.VIEWED}

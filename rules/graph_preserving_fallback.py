@@ -7,6 +7,7 @@ import re
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.matching import walk
 from torchperf_lint.toolkit.traversal import in_source_order
 
@@ -43,6 +44,10 @@ class GraphPreservingFallback(Rule):
         "a function of the same file that returns one (`if _needs_graph(x):`). One test gives one "
         "finding, however many reads it combines. Exempt: a test whose branch only raises, which is "
         "validation rather than a second route."
+    ) + tests_apply(
+        "a branch on `requires_grad` or the grad mode in a test picks between two routes as a kernel "
+        "would, and the contract rules out a route chosen by autograd state wherever it is written; a "
+        "test that needs both calls the kernel under `torch.no_grad()` and without it"
     )
     valid = (
         "import torch\nif x.requires_grad:\n    raise ValueError('no grad')\n",

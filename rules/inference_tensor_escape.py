@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import is_primitive
 from torchperf_lint.toolkit.matching import is_literal, keyword, positional, walk
 
@@ -49,6 +50,9 @@ class InferenceTensorEscape(Rule):
         "update in place. Keep `inference_mode` for code whose results never leave it (a benchmark "
         "loop, a metric). Exempt: `torch.inference_mode(False)`, and inference mode "
         "around work whose result is not returned."
+    ) + tests_apply(
+        "the rule fires only in functions marked as primitives, and a primitive that hands out "
+        "inference tensors breaks a test's `.backward()` exactly as it breaks a caller's"
     )
     options = (
         "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "

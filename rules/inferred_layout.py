@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
+from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.matching import (
     int_value,
@@ -28,7 +28,6 @@ _LAYOUT_NAMES = frozenset(
     {"NCHW", "NHWC", "CHW", "HWC", "NCDHW", "NDHWC", "CDHW", "DHWC", "NCL", "NLC", "NCW", "NWC"}
 )
 _LAYOUT_METHODS = frozenset({"permute", "transpose", "movedim", "moveaxis", "swapaxes", "swapdims"})
-_MEMORY_FORMATS = frozenset({"torch.channels_last", "torch.channels_last_3d", "torch.contiguous_format"})
 _LAYOUT_TARGET = re.compile(r"layout|channels?_(axis|dim|last|first)|data_format", re.IGNORECASE)
 _NOT_A_SIZE = object()
 _SMALL_BOUND = {cst.LessThan: 5, cst.LessThanEqual: 4, cst.GreaterThan: 0, cst.GreaterThanEqual: 1}
@@ -55,14 +54,20 @@ class InferredLayout(Rule):
         "Flagged: a comparison of `x.shape[i]`, `x.size(i)` or a name unpacked from a shape with a "
         "channel-like size (2 to 4, or a small range), a stride test (`x.stride(1) == 1`) or a "
         "contiguity test (`x.is_contiguous(memory_format=torch.channels_last)`). A size test is "
-        "flagged when its branch permutes or transposes that same tensor, sets a memory format, names "
-        "a layout, or assigns a layout-like name; a stride or contiguity test when its branch names a "
-        "layout or assigns a layout-like name (a branch that only permutes picks a storage order). "
-        "Exempt: size-1 tests (`channels == 1`), since a size-1 axis has no layout and choosing a "
-        "reshape over a permute for it is a fast path; tests whose other arm only raises, which are "
-        "validation; rank checks, empty checks, shape equality and size-based routing whose branch "
-        "does none of the above (folding a batch when `n >= 4 and c == 1` under an explicit layout)."
-    ) + TEST_FILES_NOTE
+        "flagged when its branch permutes or transposes that same tensor, names a layout, or assigns a "
+        "layout-like name; a stride or contiguity test when its branch names a layout or assigns a "
+        "layout-like name. Exempt: size-1 tests (`channels == 1`), since a size-1 axis has no layout and "
+        "choosing a reshape over a permute for it is a fast path; tests whose other arm only raises, "
+        "which are validation; branches that only pick a storage order, a permute round trip after a "
+        "stride test or a memory format after a size test (`if n_channels < 4: memory_format = "
+        "torch.contiguous_format` on an input whose axis 1 is channels), since a memory format changes "
+        "how the same axes are laid out in memory, not what they mean; rank checks, empty checks, shape "
+        "equality and size-based routing whose branch does none of the above (folding a batch when "
+        "`n >= 4 and c == 1` under an explicit layout)."
+    ) + test_files(
+        "tests branch on sizes to build inputs of each layout and to check the results, which is setting"
+        " up cases, not a kernel guessing what its input means"
+    )
     valid = (
         "import torch\ndef f(x):\n    if x.ndim == 5:\n        x = x.permute(0, 2, 3, 4, 1)\n",
         "import torch\ndef f(x):\n    if x.shape[0] == 0:\n        return x.permute(1, 0)\n",
@@ -81,6 +86,12 @@ class InferredLayout(Rule):
         "        raise ValueError('expected NCHW with 3 channels')\n"
         "    return x.permute(0, 2, 3, 1)\n",
         "import torch\ndef f(x):\n    if x.stride(-1) == 1:\n        return fast(x)\n    return slow(x)\n",
+        "import torch\ndef f(x):\n    if x.shape[1] == 3:\n"
+        "        x = x.contiguous(memory_format=torch.channels_last)\n    return x\n",
+        "import torch\ndef f(input, result):\n    memory_format = suggest_memory_format(input)\n"
+        "    n_channels = input.shape[1]\n    if result.ndim == 4 and n_channels < 4:\n"
+        "        memory_format = torch.contiguous_format\n"
+        "    return result.contiguous(memory_format=memory_format)\n",
         "import torch\ndef f(v):\n    if v.shape[0] > 1 and v.stride(0) == 1:\n"
         "        return torch.from_numpy(pad(v.permute(1, 2, 3, 0).numpy())).permute(3, 0, 1, 2)\n",
     )
@@ -102,11 +113,6 @@ class InferredLayout(Rule):
             "import torch\ndef f(x):\n    c = x.size(-1)\n    if c == 3:\n"
             "        return torch.movedim(x, -1, 0)\n",
             ((4, 8),),
-        ),
-        Invalid(
-            "import torch\ndef f(x):\n    if x.shape[1] == 3:\n"
-            "        x = x.contiguous(memory_format=torch.channels_last)\n",
-            ((3, 8),),
         ),
         Invalid(
             "import torch\ndef f(x):\n    if x.stride(1) == 1:\n        channel_axis = -1\n    return x\n",
@@ -161,7 +167,7 @@ class InferredLayout(Rule):
             measured = self._guessed_tensor(found)
             if measured is _NOT_A_SIZE:
                 continue
-            if not branches or any(_has_layout_effect(self.ctx, branch, measured) for branch in branches):
+            if not branches or any(_has_layout_effect(branch, measured) for branch in branches):
                 self.report(found, what=source_of(found), evidence="a size")
         for found in walk(test, into_functions=False):
             evidence = _memory_test(found)
@@ -272,23 +278,19 @@ def _mirror(operator: cst.BaseCompOp) -> cst.BaseCompOp:
     return mirrored() if mirrored is not None else operator
 
 
-def _has_layout_effect(ctx, node: cst.CSTNode, measured: str | None) -> bool:
+def _has_layout_effect(node: cst.CSTNode, measured: str | None) -> bool:
     """Whether ``node`` reorders the measured tensor's axes or otherwise commits to a layout.
 
     Reordering some other tensor (a sampler's output put back in order) is not a guess about the
-    measured one, so axis methods count only on the measured root name; memory formats, layout names
-    and layout-like assignments count wherever they appear.
+    measured one, so axis methods count only on the measured root name; layout names and layout-like
+    assignments count wherever they appear. A memory format is a storage order of the same axes: it
+    does not count.
     """
     for found in walk(node, into_functions=False):
         if isinstance(found, cst.Call) and method_name(found) in _LAYOUT_METHODS:
             if measured is None or _reorders(found, measured):
                 return True
-        if isinstance(found, cst.Arg) and found.keyword is not None:
-            if found.keyword.value == "memory_format":
-                return True
         if isinstance(found, cst.SimpleString) and string_value(found) in _LAYOUT_NAMES:
-            return True
-        if isinstance(found, cst.Attribute) and ctx.qualname(found) in _MEMORY_FORMATS:
             return True
         if isinstance(found, cst.AssignTarget) and isinstance(found.target, cst.Name):
             if _LAYOUT_TARGET.search(found.target.value):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import is_primitive, parameters
 from torchperf_lint.toolkit.matching import method_name
 
@@ -38,6 +39,9 @@ class InputRescue(Rule):
         "Only rebinding a parameter of a primitive to a rescue method of itself is flagged. "
         "Converting into a new name (`work = volume.to(torch.float32)`, the float32 working copy) "
         "is ordinary kernel work and is not flagged."
+    ) + test_files(
+        "a test helper converts its fixtures in place (`x = x.float()`) as setup, and a test that marks "
+        "a helper as a primitive to exercise the pragma is not a kernel hiding a caller's mistake"
     )
     options = (
         "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "

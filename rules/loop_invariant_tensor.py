@@ -6,9 +6,10 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import writes
-from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
+from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import runs_at_most_once
-from torchperf_lint.toolkit.matching import method_name, walk
+from torchperf_lint.toolkit.matching import method_name, positional, walk
+from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
 _TORCH_CONSTRUCTORS = "tensor as_tensor from_numpy arange linspace logspace meshgrid full ones zeros empty eye"
 CONSTRUCTORS = frozenset(
@@ -38,13 +39,25 @@ class LoopInvariantTensor(Rule):
         "`meshgrid`, `full`, `ones`, `zeros`, `empty`, `eye`, `F.affine_grid`) inside a `for` or "
         "`while` body is flagged when no name in its arguments is bound or changed inside the loop "
         "(targets, assignments, `with ... as`, walrus, `items.append(...)` and other in-place changes) "
-        "and its arguments make no calls. Exempt, because the tensor is meant to be new each time: a "
-        "buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`), one that is kept "
-        "(`out.append(torch.zeros(n))`, `self.cache[k] = ...`), and one bound to a name the loop body "
-        "writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`), keeps or returns. Also exempt: a "
-        "constructor that runs at most once per loop, in a branch or loop body that ends in `return`, "
-        "`break` or `raise`."
-    ) + TEST_FILES_NOTE
+        "and its arguments make no calls. Random draws (`torch.rand`, `torch.randn`, `torch.randint`...) "
+        "are not constructors of the same values and are never flagged. Exempt, because the tensor is "
+        "meant to be new each time: a buffer filled in place on the spot "
+        "(`torch.empty(1).uniform_(a, b)`); one that is kept or stored (`out.append(torch.zeros(n))`, "
+        "`out[i] = torch.zeros(n)`, `self.table = torch.zeros(n)`); one wrapped into a learnable "
+        "parameter or buffer (`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not "
+        "copy); and one bound to a name whose value the loop body writes in place (`rx = torch.eye(3)` "
+        "then `rx[1, 1] = c`), keeps, returns or yields, directly, through a view or inside a tuple, list "
+        "or dict (`indices = (crow, col)` then `yield indices`). A rebinding to a new value ends that "
+        "value: `labels = torch.arange(n)` later replaced by `labels[inds]` (a tensor index copies) and "
+        "appended is still flagged. Also exempt: `torch.from_numpy(a)`/`torch.as_tensor(a)` of a value "
+        "known to be a NumPy array or a tensor (annotated `np.ndarray`, `NDArray[...]`, `torch.Tensor`, "
+        "or bound from such a call), which shares its memory and allocates nothing; NumPy constructors "
+        "(`np.zeros`), which are not torch; and a constructor that runs at most once per loop, in a "
+        "branch or loop body that ends in `return`, `break` or `raise`."
+    ) + test_files(
+        "tests rebuild the same small inputs and expected values for every case of a loop, so each case "
+        "starts clean; nothing there is measured"
+    )
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
         "import torch\nfor i in range(4):\n    t = torch.full((2,), i)\n",
@@ -58,6 +71,19 @@ class LoopInvariantTensor(Rule):
         "            return torch.zeros(3)\n",
         "import torch\nfor line in lines:\n    labels.append(parse(line))\n    t = torch.tensor(labels)\n",
         "import torch\nwhile True:\n    v = torch.tensor([1.0, 2.0])[:, None]\n    break\n",
+        "import torch\nfor t in targets:\n    bad = torch.tensor([0.0, 1.0])\n    raise ValueError(bad)\n",
+        "import torch\nfor i in range(4):\n    out[i] = torch.zeros(3)\n",
+        "import torch\nclass M:\n    def build(self, names):\n        for name in names:\n"
+        "            self.table = torch.zeros(3)\n            setattr(self, name, self.table)\n",
+        "import torch\nfor i in range(4):\n    noise = torch.rand(3)\n    jitter = torch.randn(2, 2)\n",
+        "import torch\nfrom torch.nn import Parameter\ndef f(self, n, layers):\n    for layer in range(layers):\n"
+        "        w = Parameter(torch.empty((n, n)))\n        setattr(self, f'w{layer}', w)\n",
+        "import torch\ndef cases(layouts, d):\n    for layout in layouts:\n"
+        "        crow = torch.tensor([0, 0], device=d)\n        col = torch.empty(0, device=d)\n"
+        "        indices = (crow, col)\n        yield (*indices,), layout\n",
+        "import torch\nimport numpy as np\nfrom numpy.typing import NDArray\n"
+        "def f(a: NDArray[np.float32], n):\n    for _ in range(n):\n        t = torch.from_numpy(a)\n"
+        "        buf = np.zeros((3,))\n",
     )
     invalid = (
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
@@ -69,9 +95,16 @@ class LoopInvariantTensor(Rule):
             "import torch\nfor v in volumes:\n    out = torch.empty((n, c), dtype=torch.float32)\n", ((3, 11),)
         ),
         Invalid(
-            "import torch\nfor boxes in batch:\n    labels = torch.arange(n, device=d)\n"
-            "    labels = labels.view(1, -1)\n    keep.append(labels[0])\n",
-            ((3, 14),),
+            "import torch\ndef f(batch, n, d):\n    keep = []\n    for scores in batch:\n"
+            "        labels = torch.arange(n, device=d)\n        labels = labels.view(1, -1).expand_as(scores)\n"
+            "        inds = torch.where(scores > 0.5)[0]\n        labels = labels.reshape(-1)[inds]\n"
+            "        keep.append(labels)\n    return keep\n",
+            ((5, 18),),
+        ),
+        Invalid(
+            "import torch\nimport numpy as np\nfrom numpy.typing import NDArray\n"
+            "def f(a: NDArray[np.float32], n):\n    for _ in range(n):\n        t = torch.tensor(a)\n",
+            ((6, 13),),
         ),
         Invalid(
             "import torch\nfor kps in points:\n    if kps is None:\n        continue\n"
@@ -100,15 +133,19 @@ class LoopInvariantTensor(Rule):
             return
         if runs_at_most_once(self.ctx.ancestors, loop) or self._is_fresh_buffer(changed):
             return
+        if self._shares_existing(node, callee):
+            return
         self.report(node, callee=callee)
 
     def _is_fresh_buffer(self, changed: writes.Writes) -> bool:
         """Whether the new tensor is meant to be new each time: filled in place on the spot
-        (``torch.empty(1).uniform_()``), kept (``out.append(torch.zeros(n))``), or bound to a name the
-        loop body writes in place, keeps or returns."""
+        (``torch.empty(1).uniform_()``), kept (``out.append(torch.zeros(n))``, ``out[i] = ...``), wrapped
+        into a learnable parameter (``nn.Parameter(torch.empty(n))``), or bound to a name whose value
+        the loop body writes in place, keeps or returns (directly, through a view, or inside a tuple)."""
         ancestors = self.ctx.ancestors
         value: cst.CSTNode = ancestors[-1]
-        for parent in reversed(ancestors[:-1]):
+        for index in range(len(ancestors) - 2, -1, -1):
+            parent = ancestors[index]
             if isinstance(parent, cst.Attribute) and parent.value is value:
                 value = parent
             elif isinstance(parent, cst.Call) and parent.func is value:
@@ -118,19 +155,35 @@ class LoopInvariantTensor(Rule):
                 value = parent
             elif isinstance(parent, cst.Subscript) and parent.value is value:
                 value = parent
+            elif isinstance(parent, _HOLDERS):
+                value = parent
             elif isinstance(parent, cst.Arg):
-                outer = ancestors[ancestors.index(parent) - 1]
-                return isinstance(outer, cst.Call) and method_name(outer) in writes.KEEPING_METHODS
+                outer = ancestors[index - 1]
+                if not isinstance(outer, cst.Call):
+                    return False
+                return method_name(outer) in writes.KEEPING_METHODS or self.ctx.qualname(outer.func) in _PARAMETERS
+            elif isinstance(parent, cst.Return | cst.Yield):
+                return True
             elif isinstance(parent, cst.Assign | cst.AnnAssign):
                 targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+                position = changed.position(parent)
                 return any(
                     not isinstance(target, cst.Name)
-                    or target.value in changed.written | changed.kept | changed.returned
+                    or position is None
+                    or changed.uses(target.value, position, _FRESH_BY_DESIGN, again=True)
                     for target in targets
                 )
             else:
                 return False
         return False
+
+    def _shares_existing(self, node: cst.Call, callee: str) -> bool:
+        """``torch.from_numpy(a)``/``torch.as_tensor(a)`` of a value known to be an array or a tensor
+        allocates nothing: the result shares its memory."""
+        if callee not in _SHARING_CONSTRUCTORS:
+            return False
+        args = positional(node)
+        return len(node.args) == 1 and bool(args) and kind_of(self.ctx, args[0].value) in (ARRAY, TENSOR)
 
     def _enclosing_loop(self) -> cst.For | cst.While | None:
         """The innermost loop whose body holds the visited call (within the same function)."""
@@ -149,6 +202,15 @@ class LoopInvariantTensor(Rule):
             roots = [loop.body] + ([loop.target] if isinstance(loop, cst.For) else [])
             self._bound[key] = frozenset(name for root in roots for name in _bound_names(root))
         return self._bound[key]
+
+
+_HOLDERS = (cst.Element, cst.Tuple, cst.List, cst.Set, cst.DictElement, cst.Dict, cst.StarredElement, cst.IfExp)
+#: Learnable parameters and buffers: each wraps its tensor without copying, so each needs its own.
+_PARAMETERS = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"}
+)
+_FRESH_BY_DESIGN = frozenset({writes.WRITTEN, writes.KEPT, writes.RETURNED})
+_SHARING_CONSTRUCTORS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.asarray"})
 
 
 def _bound_names(root: cst.CSTNode) -> set[str]:

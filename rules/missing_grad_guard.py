@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import is_primitive, under_grad_guard
 
 _F = "torch.nn.functional."
@@ -55,6 +56,9 @@ class MissingGradGuard(Rule):
         "`torch.inference_mode()` block, or either as a decorator, in the same function. Cheap "
         "control work (building a theta with `torch.from_numpy`, a dtype cast) may sit outside it; "
         "only the heavy calls listed in the rule are flagged, matched by qualified name."
+    ) + tests_apply(
+        "the rule fires only in functions marked as primitives, and a test helper that carries the "
+        "pragma or matches a glob promises the same no-autograd route as any other primitive"
     )
     options = (
         "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
+from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import excludes
 from torchperf_lint.toolkit.functions import in_loop
 from torchperf_lint.toolkit.matching import int_value, keyword, method_name, positional
@@ -37,7 +37,10 @@ class RepeatedUint8Restore(Rule):
         "serialisation) is not flagged. Restorations in exclusive paths count once: a restore in a "
         "branch that ends in `return` or `raise` never runs before the code after that branch, so "
         "`if fast: return x.clamp(0, 255).byte()` followed by another restore is one per call."
-    ) + TEST_FILES_NOTE
+    ) + test_files(
+        "tests clamp and cast to uint8 once per comparison they make, on expectations and results alike,"
+        " which are not a kernel's working tensor"
+    )
     fix_safety = "No fix: merging the passes changes where rounding happens, which needs a review of the kernel."
     valid = (
         "import torch\ndef f(x):\n    return (x + 0.5).floor().clamp(0, 255).to(torch.uint8)\n",

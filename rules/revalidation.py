@@ -7,6 +7,7 @@ import re
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import is_prevalidated
 from torchperf_lint.toolkit.matching import source_of
 
@@ -48,13 +49,25 @@ class Revalidation(Rule):
         "setting. Flagged: `assert`, raising ValueError/TypeError/IndexError/KeyError/LookupError/"
         "AssertionError outside an `except` block, and calls to `validate_*`, `check_*`, "
         "`ensure_*`, `assert_*` (leading underscores allowed, so `torch._check` too). "
-        "A `try`/`except` that falls back to another route is dispatch, not validation."
+        "Exempt, because they are dispatch, not validation: an empty-batch fast path "
+        "(`if x.shape[0] == 0: return x`) and an identity fast path (`if matrix is None: return "
+        "volume`), which return a valid result for a valid input instead of rejecting one; a "
+        "`try`/`except` that falls back to another route; and any `raise` inside an `except` block, "
+        "which reports or translates a failure of the work that just ran rather than checking the "
+        "arguments before it."
+    ) + tests_apply(
+        "the rule fires only in functions marked caller-prevalidated (pragma or glob), and a test "
+        "helper that carries the mark promises, like any router, that its caller has validated"
     )
     valid = (
         "def public(x):\n    if x.ndim != 5:\n        raise ValueError('x')\n    return _r(x)\n",
         "def _r(x):  # torchperf: prevalidated\n    try:\n        return fast(x)\n"
         "    except RuntimeError:\n        return slow(x)\n",
         "def _r(x):  # torchperf: prevalidated\n    if x.shape[0] == 0:\n        return x\n    return fast(x)\n",
+        "def _r(x, matrix):  # torchperf: prevalidated\n    if matrix is None:\n        return x\n"
+        "    return warp(x, matrix)\n",
+        "def _r(x):  # torchperf: prevalidated\n    try:\n        return fast(x)\n    except KeyError as error:\n"
+        "        raise ValueError(f'no route for {x.dtype}') from error\n",
     )
     invalid = (
         Invalid("def _r(x):  # torchperf: prevalidated\n    assert x.ndim == 5\n", ((2, 5),)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.exemptions import TEST_FILES as TEST_FILES_NOTE
+from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.matching import method_name, positional, string_value
 
 _SETTERS = frozenset({"torch.set_num_threads", "torch.set_num_interop_threads"})
@@ -34,7 +34,7 @@ class ThreadSetting(Rule):
         "`os.environ.setdefault`, `os.environ.update` or `os.putenv`. Ignored by default in "
         "`bench*.py` files and `bench/`, `benchmarks/` folders (the default `per-file-ignores`), which "
         "set thread counts on purpose."
-    ) + TEST_FILES_NOTE
+    ) + test_files("tests pin thread counts to make results and timings reproducible, as benchmarks do")
     options = (
         "- `per-file-ignores` / `extend-per-file-ignores`: the default exempts `bench*.py`, `bench/`, "
         "`benchmarks/` and test files; setting `per-file-ignores` replaces that default."

@@ -54,3 +54,25 @@ def test_a_branch_that_returns_excludes_what_follows_it():
     first, second, third, fourth = (path for _, path in marks)
     assert excludes(first, second) and not excludes(second, first)
     assert not excludes(third, fourth)
+
+
+def carried_reads(source: str) -> list[tuple[int, object]]:
+    """For every ``mark(expr)`` call: whether ``expr`` depends on state its innermost loop carries."""
+    from torchperf_lint.toolkit.flow import loop_state
+
+    def ask(ctx, node: cst.Call):
+        if getattr(node.func, "value", None) != "mark":
+            return "skip"
+        (loop, *_) = enclosing_loops(ctx)
+        return loop_state(ctx, loop).depends_on_carried(node.args[0].value)
+
+    return [(line, answer) for line, answer in probe(source, cst.Call, ask) if answer != "skip"]
+
+
+def test_a_loop_carries_what_its_body_reads_before_binding_it():
+    source = (
+        "def f(xs, roots, boundary):\n    for x in xs:\n        cdt = conv(boundary)\n        mask = cdt > 0\n"
+        "        mark(mask)\n        mark(x > 0)\n        y = x * 2\n        mark(y)\n        boundary = mask\n"
+        "    while edges.any():\n        mark(edges)\n        old = edges\n        edges = step(old)\n"
+    )
+    assert carried_reads(source) == [(5, True), (6, False), (8, False), (11, True)]

@@ -84,3 +84,28 @@ def test_an_else_arm_does_not_see_what_the_if_arm_bound():
         "        x = torch.zeros(1)\n    use(x)\n"
     )
     assert kinds_of_calls_to_use(source) == [(6, None), (8, TENSOR)]
+
+
+def test_functions_and_methods_of_the_file_give_their_annotated_return_kind():
+    source = (
+        "import torch\nfrom typing import List, Optional, Tuple\n"
+        "def helper() -> torch.Tensor:\n    return torch.zeros(1)\n"
+        "def pairs() -> List[Tuple[torch.Tensor, Optional[torch.Tensor], int]]:\n    return []\n"
+        "class R:\n    def order(self) -> tuple[torch.Tensor, float]:\n        return torch.randperm(4), 1.0\n"
+        "    def run(self):\n        idx, scale = self.order()\n"
+        "        for a, b, n in pairs():\n"
+        "            use(helper()); use(idx); use(scale); use(a); use(b); use(n)\n"
+        "        for i in idx:\n            use(i)\n        use(pairs()[0][0])\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(13, k) for k in (TENSOR, TENSOR, None, TENSOR, TENSOR, None)] + [
+        (15, TENSOR),
+        (16, TENSOR),
+    ]
+
+
+def test_a_local_binding_shadows_a_function_of_the_file():
+    source = (
+        "import torch\ndef helper() -> torch.Tensor:\n    return torch.zeros(1)\n"
+        "def f(helper):\n    use(helper())\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(5, None)]

@@ -6,6 +6,7 @@ import libcst as cst
 from facts import probe
 
 from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit.traversal import in_source_order
 
 
 def facts_of(source: str) -> writes.Writes:
@@ -49,3 +50,86 @@ def test_a_nested_helper_that_writes_its_parameter_writes_the_argument():
         "    norm_ip(t, 0)\n    norm_ip(1, u)\n"
     )
     assert "t" in found.written and "u" not in found.written
+
+
+def binding_uses(source: str, name: str, kinds=(writes.WRITTEN, writes.KEPT, writes.RETURNED, writes.PASSED)):
+    """Whether the value the first ``name = ...`` of the function ``f`` binds has an event of ``kinds``."""
+
+    def ask(ctx, node: cst.FunctionDef):
+        if node.name.value != "f":
+            return None
+        facts = writes.of(ctx, node.body, node)
+        statement = next(
+            found
+            for found in in_source_order(node.body)
+            if isinstance(found, cst.Assign)
+            and isinstance(found.targets[0].target, cst.Name)
+            and found.targets[0].target.value == name
+        )
+        return facts.uses(name, facts.position(statement), frozenset(kinds))
+
+    (answer,) = [answer for _, answer in probe(source, cst.FunctionDef, ask) if answer is not None]
+    return answer
+
+
+def test_writes_through_views_of_a_name_write_the_name():
+    for write in (
+        "c.diagonal().zero_()",
+        "torch.diagonal(c).zero_()",
+        "c.view(-1)[0] = v",
+        "c.select(0, 1).mul_(v)",
+        "c.narrow(0, 0, 2).unsqueeze(0).fill_(1)",
+        "c.transpose(0, 1)[1:] += v",
+    ):
+        source = f"import torch\ndef f(x, v):\n    c = x.clone()\n    {write}\n"
+        assert binding_uses(source, "c", (writes.WRITTEN,)), write
+
+
+def test_aliases_views_loop_targets_and_containers_pass_their_events_on():
+    source = (
+        "import torch\ndef f(x, launch):\n    c = x.clone()\n    d = c.diagonal()\n    a, b = c.unbind(0)\n"
+        "    for row in c:\n        row.zero_()\n"
+    )
+    assert binding_uses(source, "c", (writes.WRITTEN,))
+    source = "import torch\ndef f(x, launch):\n    c = x.clone()\n    kw = {'k': c}\n    launch(**kw)\n"
+    assert binding_uses(source, "c", (writes.PASSED,))
+    source = "import torch\ndef f(x):\n    proj = x.contiguous()\n    return proj[0], proj[1]\n"
+    assert binding_uses(source, "proj", (writes.RETURNED,))
+
+
+def test_events_before_the_binding_or_after_a_rebinding_to_a_new_value_do_not_count():
+    source = (
+        "import torch\ndef f(x, idx: torch.Tensor):\n    if x.numel() == 0:\n        return x\n"
+        "    x = x.clone()\n    x = x[idx]\n    x[0] = 1\n    return x.sum()\n"
+    )
+    assert not binding_uses(source, "x")
+    source = "import torch\ndef f(x, idx):\n    c = x.clone()\n    if idx:\n        c = c + 1\n    c[0] = 1\n"
+    assert binding_uses(source, "c", (writes.WRITTEN,))  # the rebinding in a branch may not run
+
+
+def test_a_loop_runs_earlier_statements_again_on_the_value():
+    source = (
+        "import torch\ndef f(x, n):\n    for i in range(n):\n        if i:\n            out.append(c)\n"
+        "        c = x.clone()\n"
+    )
+    assert binding_uses(source, "c", (writes.KEPT,))
+
+
+def test_functions_of_the_same_file_and_closures_are_read_for_what_they_do():
+    source = (
+        "import torch\ndef _total(a):\n    return a.sum()\ndef _fill(a):\n    a.zero_()\n"
+        "def f(x):\n    c = x.clone()\n    d = x.clone()\n    _total(c)\n    _fill(d)\n"
+    )
+    assert not binding_uses(source, "c")
+    assert binding_uses(source, "d", (writes.WRITTEN,))
+    source = "import torch\ndef f(x):\n    c = x.clone()\n    def step():\n        c.add_(1)\n    step()\n"
+    assert binding_uses(source, "c", (writes.WRITTEN,))
+    source = "import torch\ndef f(x):\n    c = x.clone()\n    def step():\n        return c.sum()\n    step()\n"
+    assert not binding_uses(source, "c", (writes.WRITTEN,))
+
+
+def test_compiler_control_flow_operators_and_softmax_inputs():
+    source = "import torch\ndef f(x, cond, body):\n    s = (x.clone(), 0)\n    torch.while_loop(cond, body, s)\n"
+    assert binding_uses(source, "s", (writes.PASSED,))
+    source = "import torch\ndef f(x):\n    s = x.t().contiguous()\n    return s.softmax(1).sum()\n"
+    assert binding_uses(source, "s", (writes.VIEWED,))

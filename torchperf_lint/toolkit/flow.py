@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from torchperf_lint.toolkit.scopes import dotted
+from torchperf_lint.toolkit.traversal import children
 
 #: Statements after which control never reaches the next statement of the same block.
 _LEAVING = (cst.Return, cst.Raise, cst.Break)
@@ -88,3 +89,131 @@ def excludes(earlier: Sequence[cst.CSTNode], later: Sequence[cst.CSTNode]) -> bo
         if isinstance(earlier[index - 1], _BLOCK_OWNERS) and ends_with(node, _FUNCTION_EXITS):
             return True
     return False
+
+
+class LoopState:
+    """What a loop carries from one pass to the next: the names its body binds that are read before
+    they are bound in a pass (or read by a ``while`` test), and what each bound name is computed from."""
+
+    def __init__(self, loop: cst.For | cst.While) -> None:
+        self.bound: set[str] = set()
+        self.read_first: set[str] = set()
+        #: name -> names read to compute it, over every binding of it in the body
+        self.sources: dict[str, set[str]] = {}
+        if isinstance(loop, cst.While):
+            self._read(loop.test)
+        self._suite(loop.body)
+        if isinstance(loop, cst.While):
+            self._read(loop.test)
+        self.carried = self.bound & self.read_first
+
+    def depends_on_carried(self, expression: cst.BaseExpression) -> bool:
+        """Whether ``expression`` is computed, within a pass, from state carried between passes."""
+        pending = list(read_names(expression))
+        seen: set[str] = set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in self.carried:
+                return True
+            pending.extend(self.sources.get(name, ()))
+        return False
+
+    def _read(self, node: cst.CSTNode | None) -> set[str]:
+        names = read_names(node) if node is not None else set()
+        self.read_first.update(names - self.bound)
+        return names
+
+    def _bind(self, target: cst.CSTNode, sources: set[str]) -> None:
+        for name in read_names(target):
+            self.bound.add(name)
+            self.sources.setdefault(name, set()).update(sources)
+
+    def _suite(self, suite: cst.BaseSuite) -> None:
+        statements = suite.body
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine | cst.BaseSmallStatement):
+                for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]:
+                    self._small(small)
+            else:
+                self._compound(statement)
+
+    def _small(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Assign):
+            sources = self._read(node.value)
+            for target in node.targets:
+                self._read_subscripts(target.target)
+                self._bind(target.target, sources)
+        elif isinstance(node, cst.AnnAssign):
+            sources = self._read(node.value) if node.value is not None else set()
+            self._bind(node.target, sources)
+        elif isinstance(node, cst.AugAssign):
+            sources = self._read(node.value) | self._read(node.target)
+            self._bind(node.target, sources)
+        else:
+            self._read(node)
+
+    def _read_subscripts(self, target: cst.BaseExpression) -> None:
+        """``y[i] = v`` reads ``y`` and ``i``; it binds nothing."""
+        if isinstance(target, cst.Subscript | cst.Attribute):
+            self._read(target)
+
+    def _compound(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.If):
+            self._read(node.test)
+            self._suite(node.body)
+            if isinstance(node.orelse, cst.If):
+                self._compound(node.orelse)
+            elif node.orelse is not None:
+                self._suite(node.orelse.body)
+        elif isinstance(node, cst.For):
+            sources = self._read(node.iter)
+            self._bind(node.target, sources)
+            self._suite(node.body)
+        elif isinstance(node, cst.While):
+            self._read(node.test)
+            self._suite(node.body)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                sources = self._read(item.item)
+                if item.asname is not None:
+                    self._bind(item.asname.name, sources)
+            self._suite(node.body)
+        elif isinstance(node, cst.Try):
+            self._suite(node.body)
+            for handler in node.handlers:
+                self._suite(handler.body)
+            if node.orelse is not None:
+                self._suite(node.orelse.body)
+            if node.finalbody is not None:
+                self._suite(node.finalbody.body)
+
+
+def loop_state(ctx, loop: cst.For | cst.While) -> LoopState:
+    """The carried state of ``loop``, computed once per loop."""
+    key = ("loop-state", id(loop))
+    found = ctx.facts.get(key)
+    if found is None:
+        found = ctx.facts[key] = LoopState(loop)
+    return found
+
+
+def read_names(node: cst.CSTNode) -> set[str]:
+    """The plain names an expression (or target) mentions: not attribute parts, keyword names or
+    names inside nested functions."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Name:
+            found.add(current.value)  # type: ignore[attr-defined]
+        elif kind is cst.Attribute:
+            stack.append(current.value)  # type: ignore[attr-defined]
+        elif kind is cst.Arg:
+            stack.append(current.value)  # type: ignore[attr-defined]
+        elif kind is not cst.Lambda and kind is not cst.FunctionDef:
+            stack.extend(children(current))
+    return found

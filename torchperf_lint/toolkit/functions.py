@@ -105,3 +105,28 @@ def under_grad_guard(ctx: FileContext) -> bool:
 def _is_guard(ctx: FileContext, expression: cst.BaseExpression) -> bool:
     target = expression.func if isinstance(expression, cst.Call) else expression
     return ctx.qualname(target) in GRAD_GUARDS
+
+
+def module_functions(ctx: FileContext) -> dict[str, cst.FunctionDef]:
+    """The module-level functions of the file, by name (computed once per file)."""
+    key = ("module-functions", id(ctx.module))
+    found = ctx.facts.get(key)
+    if found is None:
+        found = ctx.facts[key] = {n.name.value: n for n in ctx.module.body if isinstance(n, cst.FunctionDef)}
+    return found  # type: ignore[return-value]
+
+
+def class_methods(ctx: FileContext, function: cst.FunctionDef) -> dict[str, cst.FunctionDef]:
+    """The methods of the class whose body defines ``function`` (empty for a plain function). Read
+    from the engine's ancestors, so ask while visiting inside ``function``; computed once per class."""
+    ancestors = ctx.ancestors
+    index = next((i for i in range(len(ancestors) - 1, -1, -1) if ancestors[i] is function), None)
+    owner = ancestors[index - 2] if index is not None and index >= 2 else None
+    if not isinstance(owner, cst.ClassDef):
+        return {}
+    key = ("class-methods", id(owner))
+    found = ctx.facts.get(key)
+    if found is None:
+        body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+        found = ctx.facts[key] = {n.name.value: n for n in body if isinstance(n, cst.FunctionDef)}
+    return found  # type: ignore[return-value]

@@ -16,14 +16,26 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchperf_lint.context import FileContext
+from torchperf_lint.toolkit.functions import class_methods, module_functions
+from torchperf_lint.toolkit.matching import int_value
 from torchperf_lint.toolkit.traversal import children
 
 TENSOR, ARRAY = "tensor", "array"
-Kind = str | None
+#: ``TENSOR``, ``ARRAY``, None (unknown), or for annotated containers ``("items", kind)`` (a list or
+#: iterable of one kind) and ``("tuple", (kind, ...))`` (a fixed tuple): what iterating, indexing or
+#: unpacking them gives.
+Kind = str | tuple | None
+ITEMS, TUPLE = "items", "tuple"
 
 _TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 _ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
 _OPTIONAL = frozenset({"typing.Optional"})
+_SEQUENCES = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "collections.abc")
+    for name in ("List", "Sequence", "Iterable", "Iterator", "MutableSequence", "Collection")
+) | {"list"}
+_TUPLES = frozenset({"typing.Tuple", "tuple"})
 #: Namespaces whose functions return tensors, apart from the queries and settings below.
 _TENSOR_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
 _NOT_TENSOR_PREFIXES = ("is_", "get_", "set_", "use_", "are_", "manual_seed", "promote_types", "result_type")
@@ -54,6 +66,8 @@ class Kinds:
 
     order: dict[int, int] = field(default_factory=dict)  # id(statement) -> source-order index
     bindings: dict[str, list[tuple[int, Kind]]] = field(default_factory=dict)
+    #: The methods of the class around the scope, by name: ``self.m(...)`` returns what ``m`` is annotated to.
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
     def at(self, name: str, index: int) -> Kind:
         """What ``name`` holds while the statement numbered ``index`` runs."""
@@ -80,9 +94,21 @@ def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
         kinds = {annotation_kind(ctx, side) for side in sides if not _is_none(side)}
         return kinds.pop() if len(kinds) == 1 else None
     if isinstance(annotation, cst.Subscript):
-        if ctx.qualname(annotation.value) in _OPTIONAL and len(annotation.slice) == 1:
-            index = annotation.slice[0].slice
-            return annotation_kind(ctx, index.value) if isinstance(index, cst.Index) else None
+        container = _generic_name(ctx, annotation.value)
+        arguments = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if len(arguments) != len(annotation.slice):
+            return None
+        if container in _OPTIONAL and len(arguments) == 1:
+            return annotation_kind(ctx, arguments[0])
+        if container in _SEQUENCES and len(arguments) == 1:
+            item = annotation_kind(ctx, arguments[0])
+            return (ITEMS, item) if item is not None else None
+        if container in _TUPLES and arguments:
+            if len(arguments) == 2 and isinstance(arguments[1], cst.Ellipsis):
+                item = annotation_kind(ctx, arguments[0])
+                return (ITEMS, item) if item is not None else None
+            items = tuple(annotation_kind(ctx, argument) for argument in arguments)
+            return (TUPLE, items) if any(item is not None for item in items) else None
         annotation = annotation.value
     if not isinstance(annotation, cst.Name | cst.Attribute):
         return None
@@ -92,6 +118,30 @@ def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
     return ARRAY if qualname in _ARRAY_TYPES else None
 
 
+def _generic_name(ctx: FileContext, node: cst.BaseExpression) -> str | None:
+    """``typing.List`` for ``List`` imported from typing, ``list`` for the builtin."""
+    qualname = ctx.qualname(node) if isinstance(node, cst.Name | cst.Attribute) else None
+    if qualname is None and isinstance(node, cst.Name) and node.value in ("list", "tuple"):
+        return node.value
+    return qualname
+
+
+def item_kind(kind: Kind) -> Kind:
+    """What iterating over a value of ``kind`` gives (a tensor's rows are tensors)."""
+    if isinstance(kind, tuple):
+        if kind[0] == ITEMS:
+            return kind[1]
+        items = set(kind[1])
+        return items.pop() if len(items) == 1 else None
+    return kind
+
+
+def returns_kind(ctx: FileContext, function: cst.FunctionDef) -> Kind:
+    """What ``function`` is annotated to return."""
+    returns = function.returns
+    return annotation_kind(ctx, returns.annotation) if returns is not None else None
+
+
 def of(ctx: FileContext, scope: cst.CSTNode) -> Kinds:
     """The kinds of every name a function (or the module body) binds, computed once."""
     key = ("kinds", id(scope))
@@ -99,6 +149,16 @@ def of(ctx: FileContext, scope: cst.CSTNode) -> Kinds:
     if found is None:
         found = ctx.facts[key] = _Builder(ctx).build(scope)
     return found  # type: ignore[return-value]
+
+
+def kind_in(ctx: FileContext, kinds: Kinds, index: int, expression: cst.BaseExpression) -> Kind:
+    """What ``expression`` evaluates to in the statement numbered ``index`` of the scope ``kinds`` describe."""
+    return _Evaluator(ctx, kinds, index).kind(expression)
+
+
+def scope_of(ctx: FileContext) -> cst.CSTNode:
+    """The function, lambda or class body around the visited node (the module at top level)."""
+    return _scope_node(ctx)
 
 
 def _scope_node(ctx: FileContext) -> cst.CSTNode:
@@ -125,7 +185,7 @@ class _Evaluator:
         if kind is cst.Call:
             return self._call(node)  # type: ignore[arg-type]
         if kind is cst.Subscript:
-            return self.kind(node.value)  # type: ignore[attr-defined]
+            return self._subscript(node)  # type: ignore[arg-type]
         if kind is cst.Attribute:
             if node.attr.value in _VALUE_ATTRIBUTES:  # type: ignore[attr-defined]
                 return self.kind(node.value)  # type: ignore[attr-defined]
@@ -149,11 +209,28 @@ class _Evaluator:
         sides = {self.kind(node.left), *(self.kind(target.comparator) for target in node.comparisons)}
         return TENSOR if TENSOR in sides else ARRAY if ARRAY in sides else None
 
+    def _subscript(self, node: cst.Subscript) -> Kind:
+        """Indexing a tensor or array gives one; an element of an annotated list or tuple its item."""
+        base = self.kind(node.value)
+        if not isinstance(base, tuple):
+            return base
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        index = node.slice[0].slice.value
+        if base[0] == ITEMS:
+            return base[1]
+        position = int_value(index)
+        items = base[1]
+        return items[position] if position is not None and -len(items) <= position < len(items) else None
+
     def _call(self, call: cst.Call) -> Kind:
         func = call.func
         qualname = self.ctx.qualname(func)
         if qualname is not None:
             return _function_kind(qualname)
+        callee = self._callee(func)
+        if callee is not None:
+            return returns_kind(self.ctx, callee)
         if not isinstance(func, cst.Attribute):
             return None
         method = func.attr.value
@@ -164,6 +241,17 @@ class _Evaluator:
             return None if method in _NOT_TENSOR_METHODS or method.startswith("is_") else TENSOR
         if receiver == ARRAY:
             return None if method in _NOT_ARRAY_METHODS else ARRAY
+        return None
+
+    def _callee(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The function of this file a call names: ``helper(...)`` at module level (unless the scope
+        binds that name), or ``self.method(...)`` of the class around the scope."""
+        if isinstance(func, cst.Name):
+            if func.value in self.kinds.bindings:
+                return None
+            return module_functions(self.ctx).get(func.value)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return self.kinds.methods.get(func.attr.value)
         return None
 
 
@@ -190,6 +278,8 @@ class _Builder:
         self.counter = 0
 
     def build(self, scope: cst.CSTNode) -> Kinds:
+        if isinstance(scope, cst.FunctionDef):
+            self.kinds.methods = class_methods(self.ctx, scope)
         if isinstance(scope, cst.FunctionDef | cst.Lambda):
             params = scope.params
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -235,7 +325,7 @@ class _Builder:
         if isinstance(node, cst.If):
             self._arms(lambda: self._if_body(node), lambda: self._if_else(node))
         elif isinstance(node, cst.For):
-            self._bind_target(node.target, self.evaluate.kind(node.iter))
+            self._bind_target(node.target, item_kind(self.evaluate.kind(node.iter)))
             self._arms(lambda: self._suite(node.body), lambda: None)
             self._else(node.orelse)
         elif isinstance(node, cst.With):
@@ -337,7 +427,11 @@ class _Builder:
         if isinstance(target, cst.Name):
             self._bind(target.value, kind)
         elif isinstance(target, cst.Tuple | cst.List):
-            for element in target.elements:
-                self._bind_target(element.value, None)
+            elements = target.elements
+            items = kind[1] if isinstance(kind, tuple) and kind[0] == TUPLE else ()
+            if len(items) != len(elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+                items = (None,) * len(elements)
+            for element, item in zip(elements, items, strict=True):
+                self._bind_target(element.value, item)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, None)

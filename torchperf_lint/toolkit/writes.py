@@ -1,28 +1,42 @@
 """What is written: the names a block writes in place, hands on, returns or reads through a view.
 
-One pass over a block (a function body, or a loop body) records, per name:
+One pass over a block (a function body, or a loop body) in source order records events per name:
 
 - ``written``: ``y[...] = v``, ``y[...] op= v``, ``y op= v``, ``y.attr op= v``, ``y.op_()``,
-  ``y[...].op_()``, ``y.attr.op_()``, ``f(y, inplace=True)``, ``f(..., out=y)``;
+  ``y[...].op_()``, ``y.attr.op_()``, ``f(y, inplace=True)``, ``f(..., out=y)``, and the same through
+  any view of ``y`` (``y.diagonal().zero_()``, ``torch.diagonal(y).zero_()``, ``y.view(-1)[0] = v``);
 - ``kept``: passed to a container method (``items.append(y)``), or stored as an attribute or item
   (``self.y = y``, ``table[k] = y``): the value outlives the statement on purpose;
-- ``returned``: returned or yielded, alone or inside a tuple, list or dict;
+- ``returned``: returned or yielded, alone, through a view or subscript, or inside a tuple, list or dict;
 - ``viewed``: read by an operation that needs contiguous memory (``y.view(...)``,
-  ``torch.view_as_complex(y)``, a compiled extension under ``torch.ops``);
-- ``passed``: handed to a function this file cannot see into (``helper(y)``, ``obj.update(y)``),
-  which may write it: torch functions, tensor methods and pure builtins are known readers.
+  ``torch.view_as_complex(y)``, a compiled extension under ``torch.ops``) or makes it contiguous itself
+  (softmax and log-softmax, a convolution's weight), so a ``.contiguous()`` before it costs nothing;
+- ``passed``: handed to a function this file cannot see into (``helper(y)``, ``obj.update(y)``,
+  ``f(**{"k": y})``), which may write it: torch functions, tensor methods and pure builtins are known
+  readers, and a function of the same file is read for what it does with each parameter;
+- ``mutated``: a container method that changes what the name holds (``items.append(x)``).
 
-Rules ask these facts of a name instead of re-walking the function for each finding.
+Aliases are followed: a name bound to a view of another (``d = y.diagonal()``), to a subscript of it,
+to a loop target over it, or to a container holding it (``kw = {"k": y}``) passes its events on. A
+rebinding to a new value (``y = y[idx]`` with a tensor index, ``y = y + 1``, ``y = torch.cat(...)``)
+ends the old value for the code after it. Rules ask :meth:`Writes.uses` for the value bound by one
+statement, so a ``return y`` before ``y = x.clone()`` does not count for the copy.
 """
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from torchperf_lint.context import FileContext
-from torchperf_lint.toolkit.traversal import walk
+from torchperf_lint.toolkit import types
+from torchperf_lint.toolkit.functions import module_functions
+from torchperf_lint.toolkit.traversal import children, walk
+
+WRITTEN, KEPT, RETURNED, VIEWED, MUTATED, PASSED = "written", "kept", "returned", "viewed", "mutated", "passed"
 
 #: Container methods that keep their argument: the value is stored, not just read.
 KEEPING_METHODS = frozenset(
@@ -40,25 +54,104 @@ KEEPING_METHODS = frozenset(
 )
 #: Container methods that change the container a name holds.
 MUTATING_METHODS = KEEPING_METHODS | frozenset({"pop", "remove", "clear", "update", "sort", "reverse"})
-#: Tensor methods that need contiguous memory (or strides a view can express).
-VIEW_METHODS = frozenset({"view"})
-_VIEW_FUNCTIONS = frozenset({"torch.view_as_complex", "torch.view_as_real"})
+#: Tensor methods whose result shares the receiver's memory (views, and methods that may return the
+#: receiver itself: ``contiguous``, ``to``, ``float``...). A write through the result writes the receiver.
+VIEW_METHODS = frozenset(
+    "view view_as reshape reshape_as flatten unflatten unsqueeze squeeze permute transpose t movedim moveaxis "
+    "swapaxes swapdims expand expand_as diagonal select narrow as_strided unfold unbind split chunk "
+    "tensor_split hsplit vsplit dsplit split_with_sizes detach detach_ numpy contiguous real imag conj "
+    "view_as_real view_as_complex mT mH T H squeeze_ unsqueeze_ to type type_as float double half bfloat16 "
+    "int long short bool byte char cpu data requires_grad_ share_memory_ pin_memory resolve_conj resolve_neg "
+    "align_to refine_names rename __getitem__".split()
+)
+#: Tensor methods whose result is a new tensor, or no tensor at all: it shares nothing with the receiver.
+FRESH_METHODS = frozenset(
+    "clone add sub mul div true_divide floor_divide remainder fmod matmul mm bmm mv dot pow neg abs exp log "
+    "sqrt rsqrt sigmoid tanh relu softmax log_softmax sum mean std var prod max min amax amin argmax argmin "
+    "norm cumsum cumprod flip roll repeat repeat_interleave masked_fill masked_select index_select gather "
+    "scatter index_add index_copy index_fill where clamp clip floor ceil round trunc sign eq ne lt le gt ge "
+    "logical_and logical_or logical_not bitwise_and bitwise_or bitwise_not any all nonzero sort topk "
+    "argsort unique cross outer new_zeros new_ones new_full new_empty new_tensor item tolist size dim numel "
+    "nelement stride storage_offset data_ptr element_size equal allclose isclose isnan isinf isfinite "
+    "count_nonzero tril triu diag diag_embed kron lerp addmm baddbmm einsum".split()
+)
+#: Attributes that read a property of a tensor, not its memory.
+_PROPERTY_ATTRIBUTES = frozenset(
+    "shape dtype device ndim layout is_cuda is_cpu is_mps is_sparse is_quantized is_leaf requires_grad "
+    "grad_fn names itemsize nbytes is_contiguous".split()
+)
+#: Methods that need contiguous memory, or make their receiver contiguous themselves (measured on CPU:
+#: softmax and log-softmax call ``contiguous()`` on their input), so a ``.contiguous()`` before them is
+#: no extra pass.
+CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax"})
+#: Torch functions that need, or make, contiguous memory in their first argument.
+CONTIGUOUS_FUNCTIONS = frozenset(
+    {
+        "torch.view_as_complex",
+        "torch.view_as_real",
+        "torch.softmax",
+        "torch.log_softmax",
+        "torch.nn.functional.softmax",
+        "torch.nn.functional.log_softmax",
+        "torch.special.softmax",
+        "torch.special.log_softmax",
+    }
+)
+#: Convolutions: their CPU kernels make the weight (second argument, or ``weight=``) contiguous.
+CONVOLUTIONS = frozenset(
+    [f"torch.nn.functional.conv{kind}{n}d" for kind in ("", "_transpose") for n in (1, 2, 3)]
+    + [f"torch.conv{kind}{n}d" for kind in ("", "_transpose") for n in (1, 2, 3)]
+)
+#: Torch functions whose result shares memory with their tensor arguments (views, or the argument itself).
+VIEW_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "view_as_real view_as_complex reshape flatten unflatten squeeze unsqueeze permute transpose t movedim "
+        "moveaxis swapaxes swapdims narrow select diagonal as_strided unbind split chunk tensor_split hsplit "
+        "vsplit dsplit split_with_sizes detach real imag conj as_tensor asarray from_numpy atleast_1d "
+        "atleast_2d atleast_3d broadcast_to broadcast_tensors meshgrid expand_copy"
+    ).split()
+)
+#: Control-flow operators of the compiler stack: their operands may not alias one another, so a copy
+#: handed to them is needed whatever the file can see.
+CAPTURE_OPERATORS = frozenset(
+    {"torch.while_loop", "torch.cond", "torch.map", "torch.scan", "torch.associative_scan"}
+)
 #: Builtins that only read their arguments.
 _READING_BUILTINS = frozenset(
     "len isinstance issubclass print repr str int float bool tuple list min max sum any all zip enumerate "
     "range getattr hasattr type id hash sorted reversed abs round divmod iter next format".split()
 )
 #: Builtins that regroup the very objects they are given: ``tuple(zip(outputs, tokens))``.
-_REGROUPING = frozenset({"tuple", "list", "zip"})
-#: Methods whose result shares the receiver's memory: returning one returns the receiver's storage.
-SHARING_METHODS = frozenset(
-    "view reshape flatten unflatten unsqueeze squeeze permute transpose movedim expand detach narrow select "
-    "numpy contiguous".split()
+_REGROUPING = frozenset(
+    {"tuple", "list", "zip", "dict", "set", "frozenset", "reversed", "iter", "enumerate", "sorted"}
 )
+#: Methods that read their arguments: tensor arithmetic and comparisons, and a few container queries.
+KNOWN_READING_METHODS = frozenset(
+    "add sub mul div matmul mm bmm pow eq ne lt le gt ge where masked_fill index_select gather expand_as "
+    "view_as reshape_as type_as to copy_ index count get startswith endswith format join".split()
+)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
+_LEAVING_KINDS = (
+    cst.Assign,
+    cst.AnnAssign,
+    cst.NamedExpr,
+    cst.For,
+    cst.While,
+    cst.IndentedBlock,
+    cst.SimpleStatementSuite,
+)
+_NEVER = 1 << 62
 
 
 @dataclass
 class Writes:
+    """Events per name with their source-order positions, and the aliases and rebindings between names.
+
+    The sets (``written``, ``kept``...) hold every name with such an event anywhere in the block, for
+    rules that need no more; :meth:`uses` answers for the value one statement binds.
+    """
+
     written: set[str] = field(default_factory=set)
     kept: set[str] = field(default_factory=set)
     returned: set[str] = field(default_factory=set)
@@ -66,15 +159,80 @@ class Writes:
     #: Names whose container contents change (``items.append(x)``), for loop-invariance.
     mutated: set[str] = field(default_factory=set)
     passed: set[str] = field(default_factory=set)
+    events: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    #: name -> (position, name bound to a value sharing its memory or holding it)
+    aliases: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    #: name -> sorted (position, id of the block of the statement) where it is bound to a new value
+    rebinds: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    #: position of a binding -> ids of the blocks around its statement
+    blocks: dict[int, frozenset[int]] = field(default_factory=dict)
+    #: id of a binding statement (assignment, ``for``) -> its position
+    positions: dict[int, int] = field(default_factory=dict)
+    loops: list[tuple[int, int]] = field(default_factory=list)
+    #: Per name a nested function or lambda reads, what it does with it (``returned`` counting as
+    #: ``passed``): the closure may run at any later time, with any of the name's values.
+    captured: dict[str, set[str]] = field(default_factory=dict)
+
+    def position(self, statement: cst.CSTNode) -> int | None:
+        """The position from which the names ``statement`` binds hold their new value."""
+        return self.positions.get(id(statement))
+
+    def uses(self, name: str, after: int, kinds: Collection[str], again: bool = False) -> bool:
+        """Whether the value ``name`` holds from position ``after`` on (``-1``: on entry to the block)
+        has an event of one of ``kinds``, directly or through an alias, before it is rebound.
+
+        With ``again`` (the block is a loop body) events before ``after`` count too: the next
+        iteration runs them on this value. A loop inside the block does the same for its own body.
+        """
+        stack = [(name, after)]
+        seen: set[tuple[str, int]] = set()
+        while stack:
+            current, start = stack.pop()
+            if (current, start) in seen:
+                continue
+            seen.add((current, start))
+            if current in self.captured and not self.captured[current].isdisjoint(kinds):
+                return True
+            end = self._rebound(current, start)
+            for where, kind in self.events.get(current, ()):
+                if kind in kinds and self._reaches(start, where, end, again):
+                    return True
+            for where, alias in self.aliases.get(current, ()):
+                if self._reaches(start, where, end, again):
+                    stack.append((alias, where))
+        return False
+
+    def _rebound(self, name: str, start: int) -> int:
+        """The first rebinding of ``name`` after ``start`` that every later use passes through: one in a
+        block that holds the binding at ``start``."""
+        around = self.blocks.get(start, frozenset())
+        found = self.rebinds.get(name, ())
+        index = bisect.bisect_right(found, (start, _NEVER))
+        for where, block in found[index:]:
+            if block in around:
+                return where
+        return _NEVER
+
+    def _reaches(self, start: int, where: int, end: int, again: bool) -> bool:
+        if start < where < end:
+            return True
+        return where < start and (again or any(low <= where and start <= high for low, high in self.loops))
 
 
-def of(ctx: FileContext, block: cst.CSTNode) -> Writes:
-    """The writes of ``block`` (not entering nested functions), computed once per block."""
+def of(ctx: FileContext, block: cst.CSTNode, scope: cst.CSTNode | None = None) -> Writes:
+    """The writes of ``block`` (not entering nested functions), computed once per block. ``scope`` is
+    the function (or module) whose name kinds apply, by default the one around the visited node."""
     key = ("writes", id(block))
     found = ctx.facts.get(key)
     if found is None:
-        found = ctx.facts[key] = _collect(ctx, block)
+        ctx.facts[key] = _BUSY
+        if scope is None:
+            scope = types.scope_of(ctx)
+        found = ctx.facts[key] = _Collector(ctx, block, scope).run()
     return found  # type: ignore[return-value]
+
+
+_BUSY = object()
 
 
 def base_name(node: cst.BaseExpression | None) -> str | None:
@@ -84,126 +242,389 @@ def base_name(node: cst.BaseExpression | None) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def _collect(ctx: FileContext, block: cst.CSTNode) -> Writes:
-    facts = Writes()
-    writers = _local_writers(ctx, block)
-    for node in walk(block, into_functions=False):
-        kind = type(node)
-        if kind is cst.Call:
-            _call(ctx, node, facts)  # type: ignore[arg-type]
-            _local_call(node, writers, facts)  # type: ignore[arg-type]
-        elif kind is cst.Assign:
-            for target in node.targets:  # type: ignore[attr-defined]
-                _store(target.target, node.value, facts)  # type: ignore[attr-defined]
-        elif kind is cst.AnnAssign:
-            _store(node.target, node.value, facts)  # type: ignore[attr-defined]
-        elif kind is cst.AugAssign:
-            name = base_name(node.target)  # type: ignore[attr-defined]
-            if name is not None:
-                facts.written.add(name)
-        elif kind is cst.Return or kind is cst.Yield:
-            facts.returned.update(_names_in_value(node.value))  # type: ignore[attr-defined]
-    return facts
-
-
-def _store(target: cst.BaseExpression, value: cst.BaseExpression | None, facts: Writes) -> None:
-    if isinstance(target, cst.Subscript):
-        name = base_name(target)
-        if name is not None:
-            facts.written.add(name)
-    if isinstance(target, cst.Subscript | cst.Attribute) and value is not None:
-        facts.kept.update(_names_in_value(value))
-
-
-def _call(ctx: FileContext, call: cst.Call, facts: Writes) -> None:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        method = func.attr.value
-        receiver = base_name(func.value)
-        if receiver is not None:
-            if method.endswith("_") and not method.endswith("__"):
-                facts.written.add(receiver)
-            elif method in MUTATING_METHODS:
-                facts.mutated.add(receiver)
-            elif method in VIEW_METHODS and isinstance(func.value, cst.Name):
-                facts.viewed.add(receiver)
-        if method in KEEPING_METHODS:
-            for arg in call.args:
-                facts.kept.update(_names_in_value(arg.value))
-    for arg in call.args:
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        if keyword == "out":
-            facts.written.update(_names_in_value(arg.value))
-        elif keyword == "inplace" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
-            facts.written.update(n for a in call.args if a.keyword is None and (n := base_name(a.value)))
-    qualname = ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
-    if qualname is not None and (qualname in _VIEW_FUNCTIONS or qualname.startswith("torch.ops.")):
-        facts.viewed.update(n for a in call.args if isinstance(a.value, cst.Name) and (n := a.value.value))
-    if not reads_only(ctx, call):
-        facts.passed.update(n for a in call.args for n in _names_in_value(a.value))
-
-
 def reads_only(ctx: FileContext, call: cst.Call) -> bool:
-    """Whether ``call`` is known not to write its arguments: a torch function (in-place variants
-    aside), a pure builtin, or a method of a container or tensor that only reads (``a.index(y)``)."""
+    """Whether ``call`` is known not to write its arguments: a torch function (in-place variants,
+    compiled extensions and the compiler's control-flow operators aside), a pure builtin, or a
+    method of a container or tensor that only reads (``a.index(y)``)."""
     func = call.func
     if isinstance(func, cst.Name) and func.value in _READING_BUILTINS and ctx.qualname(func) is None:
         return True
     qualname = ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
     if qualname is not None:
         name = qualname.rpartition(".")[2]
-        return qualname.startswith("torch.") and not qualname.startswith("torch.ops.") and not name.endswith("_")
+        return (
+            qualname.startswith("torch.")
+            and not qualname.startswith(("torch.ops.", "torch._higher_order_ops."))
+            and qualname not in CAPTURE_OPERATORS
+            and not name.endswith("_")
+        )
     return isinstance(func, cst.Attribute) and func.attr.value in KNOWN_READING_METHODS
 
 
-#: Methods that read their arguments: tensor arithmetic and comparisons, and a few container queries.
-KNOWN_READING_METHODS = frozenset(
-    "add sub mul div matmul mm bmm pow eq ne lt le gt ge where masked_fill index_select gather expand_as "
-    "view_as reshape_as type_as to copy_ index count get startswith endswith format join".split()
-)
+def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> bool:
+    """Whether ``call`` needs its argument ``arg`` (or its receiver, for ``arg=None``) in contiguous
+    memory, or makes it contiguous itself: then a ``.contiguous()`` feeding it is no extra pass."""
+    func = call.func
+    if arg is None:
+        return isinstance(func, cst.Attribute) and func.attr.value in CONTIGUOUS_METHODS
+    qualname = ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
+    if qualname is None:
+        return False
+    if qualname.startswith("torch.ops."):
+        return True
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if qualname in CONTIGUOUS_FUNCTIONS:
+        first = bool(positional) and positional[0] is arg
+        return first or (arg.keyword is not None and arg.keyword.value == "input")
+    if qualname in CONVOLUTIONS:
+        return (len(positional) > 1 and positional[1] is arg) or (
+            arg.keyword is not None and arg.keyword.value == "weight"
+        )
+    return False
 
 
-def _local_writers(ctx: FileContext, block: cst.CSTNode) -> dict[str, tuple[int, ...]]:
-    """Functions defined directly in ``block`` (``def norm_ip(img): img.clamp_(0, 1)``), each with the
-    positions of the parameters it writes in place."""
-    found: dict[str, tuple[int, ...]] = {}
-    for node in getattr(block, "body", ()):
-        if isinstance(node, cst.FunctionDef):
-            names = [param.name.value for param in node.params.params]
-            written = of(ctx, node.body).written
-            positions = tuple(i for i, name in enumerate(names) if name in written)
-            if positions:
-                found[node.name.value] = positions
+def is_view_call(ctx: FileContext, call: cst.Call) -> bool:
+    """``y.diagonal()``, ``torch.diagonal(y)``: a call whose result shares its tensor argument's memory."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in VIEW_METHODS:
+        return True
+    return ctx.qualname(func) in VIEW_FUNCTIONS if isinstance(func, cst.Name | cst.Attribute) else False
+
+
+def is_fresh_index(subscript: cst.Subscript, kind: Callable[[cst.BaseExpression], types.Kind]) -> bool:
+    """Advanced indexing (a tensor, array or list index) copies: its result shares nothing. ``kind``
+    tells what an index expression holds."""
+    for element in subscript.slice:
+        part = element.slice
+        if not isinstance(part, cst.Index):
+            continue
+        value = part.value
+        if isinstance(value, cst.List | cst.ListComp) or kind(value) is not None:
+            return True
+    return False
+
+
+def callee_effects(
+    ctx: FileContext, call: cst.Call, local: dict[str, cst.FunctionDef] | None = None
+) -> list[tuple[cst.Arg, str | None]] | None:
+    """For a call to a function of this file (one of ``local``, or a module-level one), what it does
+    to each argument: writes it, lets it escape (kept, returned, passed on), needs it contiguous, or
+    only reads it (None). None when the callee is unknown or an argument cannot be matched."""
+    func = call.func
+    if not isinstance(func, cst.Name) or ctx.qualname(func) is not None or any(arg.star for arg in call.args):
+        return None
+    callee = (local or {}).get(func.value) or module_functions(ctx).get(func.value)
+    if callee is None or ctx.facts.get(("writes", id(callee.body))) is _BUSY:
+        return None
+    params = callee.params
+    positional = [*params.posonly_params, *params.params]
+    by_name = {param.name.value: param for param in (*positional, *params.kwonly_params)}
+    inner = of(ctx, callee.body, callee)
+    found: list[tuple[cst.Arg, str | None]] = []
+    for number, arg in enumerate(call.args):
+        if arg.keyword is None:
+            param = positional[number] if number < len(positional) else None
+        else:
+            param = by_name.get(arg.keyword.value)
+        if param is None:
+            return None
+        name = param.name.value
+        if inner.uses(name, -1, _WRITES):
+            found.append((arg, WRITTEN))
+        elif inner.uses(name, -1, _ESCAPES):
+            found.append((arg, PASSED))
+        elif inner.uses(name, -1, _VIEWS):
+            found.append((arg, VIEWED))
+        else:
+            found.append((arg, None))
     return found
 
 
-def _local_call(call: cst.Call, writers: dict[str, tuple[int, ...]], facts: Writes) -> None:
-    if not (isinstance(call.func, cst.Name) and call.func.value in writers):
-        return
-    args = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    for position in writers[call.func.value]:
-        if position < len(args) and (name := base_name(args[position].value)) is not None:
-            facts.written.add(name)
+class _Collector:
+    """One pass over a block in source order: positions, events, aliases and rebindings."""
+
+    def __init__(self, ctx: FileContext, block: cst.CSTNode, scope: cst.CSTNode) -> None:
+        self.ctx = ctx
+        self.block = block
+        self.facts = Writes()
+        self.kinds = types.of(ctx, scope)
+        self.index: int | None = None
+        self.position = 0
+        self.suites: list[int] = [id(block)]
+        self.loop_starts: dict[int, int] = {}
+        self.local = _local_functions(block)
+
+    def _kind(self, expression: cst.BaseExpression) -> types.Kind:
+        return None if self.index is None else types.kind_in(self.ctx, self.kinds, self.index, expression)
+
+    def run(self) -> Writes:
+        facts = self.facts
+        facts.blocks[-1] = frozenset(self.suites)
+        order = self.kinds.order
+        stack: list[tuple[cst.CSTNode, bool]] = [(self.block, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                self._leave(node)
+                continue
+            self.position += 1
+            kind = type(node)
+            statement = order.get(id(node))
+            if statement is not None:
+                self.index = statement
+            if kind in _SCOPE_TYPES and node is not self.block:
+                if kind is not cst.ClassDef:
+                    self._capture(node)  # type: ignore[arg-type]
+                continue
+            self._enter(node, kind)
+            if kind in _LEAVING_TYPES:
+                stack.append((node, True))
+            stack.extend((child, False) for child in reversed(children(node)))
+        for name in facts.rebinds:
+            facts.rebinds[name].sort()
+        return facts
+
+    def _capture(self, function: cst.FunctionDef | cst.Lambda) -> None:
+        """What a nested function or lambda does with the names of this block it reads."""
+        ctx = self.ctx
+        if ctx.facts.get(("writes", id(function.body))) is _BUSY:
+            inner = None
+        else:
+            inner = of(ctx, function.body, function)
+        captured = self.facts.captured
+        for name in _free_names(function):
+            if inner is None:
+                captured.setdefault(name, set()).add(PASSED)
+                continue
+            for kind in _CAPTURED_KINDS:
+                if inner.uses(name, -1, (kind,)):
+                    captured.setdefault(name, set()).add(PASSED if kind == RETURNED else kind)
+
+    # --- events -------------------------------------------------------------------------------
+
+    def _event(self, names: set[str] | frozenset[str], kind: str) -> None:
+        facts = self.facts
+        getattr(facts, kind).update(names)
+        for name in names:
+            facts.events.setdefault(name, []).append((self.position, kind))
+
+    def _enter(self, node: cst.CSTNode, kind: type) -> None:
+        if kind is cst.Call:
+            self._call(node)  # type: ignore[arg-type]
+        elif kind is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                self._store(target.target, node.value)  # type: ignore[attr-defined]
+        elif kind is cst.AnnAssign:
+            self._store(node.target, node.value)  # type: ignore[attr-defined]
+        elif kind is cst.AugAssign:
+            target = node.target  # type: ignore[attr-defined]
+            written = self.shared(target.value) if isinstance(target, cst.Subscript | cst.Attribute) else None
+            self._event(written if written is not None else self.shared(target), WRITTEN)
+        elif kind is cst.Return or kind is cst.Yield:
+            self._event(self.shared(node.value), RETURNED)  # type: ignore[attr-defined]
+        elif kind is cst.For or kind is cst.While:
+            self.loop_starts[id(node)] = self.position
+            if kind is cst.For:
+                self._bind(node.target, node.iter, node)  # type: ignore[attr-defined]
+        elif kind is cst.CompFor:
+            self._bind(node.target, node.iter, None)  # type: ignore[attr-defined]
+        elif kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
+            self.suites.append(id(node))
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        if kind is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                self._bind(target.target, node.value, node)  # type: ignore[attr-defined]
+        elif kind is cst.AnnAssign:
+            if node.value is not None:  # type: ignore[attr-defined]
+                self._bind(node.target, node.value, node)  # type: ignore[attr-defined]
+        elif kind is cst.NamedExpr:
+            self._bind(node.target, node.value, node)  # type: ignore[attr-defined]
+        elif kind is cst.For or kind is cst.While:
+            self.facts.loops.append((self.loop_starts.pop(id(node)), self.position))
+        else:  # a block
+            self.suites.pop()
+
+    def _store(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Subscript):
+            self._event(self.shared(target.value), WRITTEN)
+        if isinstance(target, cst.Attribute):
+            self._event(self.shared(target.value), MUTATED)
+        if isinstance(target, cst.Subscript | cst.Attribute) and value is not None:
+            self._event(self.shared(value), KEPT)
+        if isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                self._store(element.value, None)
+
+    def _call(self, call: cst.Call) -> None:
+        ctx = self.ctx
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = func.value
+            if method.endswith("_") and not method.endswith("__"):
+                self._event(self.shared(receiver), WRITTEN)
+            elif method in MUTATING_METHODS:
+                self._event(self.shared(receiver), MUTATED)
+            elif method in CONTIGUOUS_METHODS and isinstance(receiver, cst.Name):
+                self._event({receiver.value}, VIEWED)
+            if method in KEEPING_METHODS:
+                for arg in call.args:
+                    self._event(self.shared(arg.value), KEPT)
+        for arg in call.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == "out":
+                self._event(self.shared(arg.value), WRITTEN)
+            elif keyword == "inplace" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+                for other in call.args:
+                    if other is not arg:
+                        self._event(self.shared(other.value), WRITTEN)
+            if isinstance(arg.value, cst.Name) and needs_contiguous(ctx, call, arg):
+                self._event({arg.value.value}, VIEWED)
+        if reads_only(ctx, call):
+            return
+        effects = callee_effects(ctx, call, self.local)
+        if effects is None:
+            for arg in call.args:
+                self._event(self.shared(arg.value), PASSED)
+            return
+        for arg, effect in effects:
+            if effect:
+                self._event(self.shared(arg.value), effect)
+
+    # --- bindings -----------------------------------------------------------------------------
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression, statement: cst.CSTNode | None) -> None:
+        """Record what ``target`` holds after ``statement``: aliases of the names its value shares
+        memory with, or a rebinding to a new value."""
+        facts = self.facts
+        position = self.position
+        if statement is not None:
+            facts.positions[id(statement)] = position
+        around = frozenset(self.suites)
+        if isinstance(statement, cst.For):  # the target is bound at the top of each pass of the body
+            block = id(statement.body)
+            around = around | {block}
+        else:
+            block = self.suites[-1]
+        facts.blocks[position] = around
+        pairs = _pairs(target, value)
+        for name, part in pairs:
+            shared = self.shared(part) if part is not None else set()
+            for source in shared:
+                if source != name:
+                    facts.aliases.setdefault(source, []).append((position, name))
+            if name not in shared:
+                facts.rebinds.setdefault(name, []).append((position, block))
+
+    def shared(self, node: cst.BaseExpression | None) -> set[str]:
+        """The names whose memory the value of ``node`` may share: itself, a view or subscript of one,
+        a container holding one, or what an unknown call may return."""
+        found: set[str] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            kind = type(current)
+            if kind is cst.Name:
+                if current.value not in ("True", "False", "None"):  # type: ignore[attr-defined]
+                    found.add(current.value)  # type: ignore[attr-defined]
+            elif kind is cst.Attribute:
+                if current.attr.value not in _PROPERTY_ATTRIBUTES:  # type: ignore[attr-defined]
+                    stack.append(current.value)  # type: ignore[attr-defined]
+            elif kind is cst.Subscript:
+                if not is_fresh_index(current, self._kind):  # type: ignore[arg-type]
+                    stack.append(current.value)  # type: ignore[attr-defined]
+            elif kind is cst.Call:
+                stack.extend(self._call_shares(current))  # type: ignore[arg-type]
+            elif kind in (cst.Tuple, cst.List, cst.Set):
+                stack.extend(element.value for element in current.elements)  # type: ignore[attr-defined]
+            elif kind is cst.Dict:
+                for element in current.elements:  # type: ignore[attr-defined]
+                    if isinstance(element, cst.DictElement):
+                        stack.extend((element.key, element.value))
+                    else:
+                        stack.append(element.value)
+            elif kind is cst.StarredElement or kind is cst.NamedExpr:
+                stack.append(current.value)  # type: ignore[attr-defined]
+            elif kind is cst.IfExp:
+                stack.extend((current.body, current.orelse))  # type: ignore[attr-defined]
+            elif kind is cst.BooleanOperation:
+                stack.extend((current.left, current.right))  # type: ignore[attr-defined]
+            elif kind in _COMPREHENSIONS:
+                stack.append(current.elt)  # type: ignore[attr-defined]
+            elif kind is cst.DictComp:
+                stack.extend((current.key, current.value))  # type: ignore[attr-defined]
+        return found
+
+    def _call_shares(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """The parts of a call's value that may share memory with its result."""
+        func = call.func
+        args = [arg.value for arg in call.args]
+        qualname = self.ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
+        if qualname is not None:
+            name = qualname.rpartition(".")[2]
+            if not qualname.startswith("torch.") or qualname in VIEW_FUNCTIONS or name.endswith("_"):
+                return args
+            inplace = any(a.keyword is not None and a.keyword.value == "inplace" for a in call.args)
+            return args if inplace else []
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in FRESH_METHODS:
+                return []
+            if method in VIEW_METHODS or (method.endswith("_") and not method.endswith("__")):
+                return [func.value]
+            return [func.value, *args]
+        if isinstance(func, cst.Name) and func.value in _READING_BUILTINS and func.value not in _REGROUPING:
+            return []
+        effects = callee_effects(self.ctx, call, self.local)
+        if effects is not None:  # a function of this file returns only what it lets escape
+            return [arg.value for arg, effect in effects if effect in (WRITTEN, PASSED)]
+        return args
 
 
-def _names_in_value(value: cst.BaseExpression | None) -> set[str]:
-    """Names a value is made of: a name, a chain of sharing methods on one (``y.unsqueeze(0)``), or a
-    literal tuple, list or dict of those."""
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _REGROUPING:
-        return {n for arg in value.args for n in _names_in_value(arg.value)}
-    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
-        if value.func.attr.value not in SHARING_METHODS:
-            return set()
-        value = value.func.value
-    if isinstance(value, cst.Name):
-        return {value.value}
-    if isinstance(value, cst.Tuple | cst.List | cst.Set):
-        return {n for element in value.elements for n in _names_in_value(element.value)}
-    if isinstance(value, cst.Dict):
-        return {
-            n
-            for element in value.elements
-            if isinstance(element, cst.DictElement)
-            for n in _names_in_value(element.value)
-        }
-    return set()
+_SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+_LEAVING_TYPES = frozenset(_LEAVING_KINDS)
+_WRITES = frozenset({WRITTEN})
+_CAPTURED_KINDS = (WRITTEN, KEPT, RETURNED, PASSED, MUTATED, VIEWED)
+_ESCAPES = frozenset({KEPT, RETURNED, PASSED, MUTATED})
+_VIEWS = frozenset({VIEWED})
+
+
+def _pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression | None
+) -> list[tuple[str, cst.BaseExpression | None]]:
+    """Each name a target binds with the part of the value it receives: element by element for
+    ``a, b = x, y``, the whole value for ``a, b = x.unbind()``."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if isinstance(target, cst.StarredElement):
+        return _pairs(target.value, value)
+    if isinstance(target, cst.Tuple | cst.List):
+        elements = target.elements
+        if (
+            isinstance(value, cst.Tuple | cst.List)
+            and len(value.elements) == len(elements)
+            and not any(isinstance(e, cst.StarredElement) for e in (*elements, *value.elements))
+        ):
+            return [
+                pair for e, v in zip(elements, value.elements, strict=True) for pair in _pairs(e.value, v.value)
+            ]
+        return [pair for e in elements for pair in _pairs(e.value, value)]
+    return []
+
+
+def _free_names(function: cst.FunctionDef | cst.Lambda) -> set[str]:
+    """The names a nested function or lambda reads, apart from its own parameters."""
+    params = function.params
+    own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            own.add(star.name.value)
+    body = function.body
+    return {node.value for node in walk(body) if type(node) is cst.Name} - own
+
+
+def _local_functions(block: cst.CSTNode) -> dict[str, cst.FunctionDef]:
+    """Functions defined directly in ``block`` (``def norm_ip(img): img.clamp_(0, 1)``)."""
+    return {node.name.value: node for node in getattr(block, "body", ()) if isinstance(node, cst.FunctionDef)}
