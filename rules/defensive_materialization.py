@@ -9,7 +9,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import types, writes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import is_literal, method_name, source_of
+from torchperf_lint.toolkit.matching import is_literal, method_name, root_name, source_of
 
 #: Methods that return a view of their receiver (or of a reshaped receiver) without copying.
 VIEWS = frozenset(
@@ -48,27 +48,34 @@ class DefensiveMaterialization(Rule):
     use_instead = "out = F.grid_sample(volume.permute(0, 4, 1, 2, 3), grid)"
     notes = (
         "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, "
-        "transpose, unsqueeze, squeeze, expand, view and friends), or applied to a parameter of the "
-        "enclosing function, when nothing needs the copy. The copy is followed through views and "
-        "subscripts (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions "
-        "(`x if inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`) and the name it is bound to "
-        "(plain or annotated), from that binding on: a `return c` before `c = x.clone()` returns another "
-        "value, and a rebinding to a new value (`c = c[idx]` with a tensor index, `c = c + 1`) ends the "
-        "copy's. A name bound to a view of the copy (`d = c.diagonal()`, `a, b = c.unbind()`), a loop "
-        "target over it (`for row in c`) or a container holding it (`kw = {'k': c}`) counts as the copy. "
-        "Exempt, because the copy is then needed: something writes it in place, directly or through a "
-        "view (`y[...] = v`, `y.diagonal().zero_()`, `torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, "
+        "transpose, unsqueeze, squeeze, expand, view and friends), applied to a parameter of the "
+        "enclosing function, or applied to a name last bound to such a view or to a value sharing a "
+        "parameter's memory (`v = x.permute(0, 2, 1)` then `v.contiguous()`, `for t in [q, k]: "
+        "t.contiguous()`), when nothing needs the copy. The copy is followed through views and subscripts"
+        " (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions (`x if "
+        "inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`) and the name it is bound to (plain "
+        "or annotated), from that binding on: a `return c` before `c = x.clone()` returns another value, "
+        "and a rebinding to a new value (`c = c[idx]` with a tensor index, `c = c + 1`) ends the copy's. "
+        "A name bound to a view of the copy (`d = c.diagonal()`, `a, b = c.unbind()`), a loop target over"
+        " it (`for row in c`) or a container holding it (`kw = {'k': c}`) counts as the copy. Exempt, "
+        "because the copy is then needed: something writes it in place, directly or through a view "
+        "(`y[...] = v`, `y.diagonal().zero_()`, `torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, "
         "`y.select(0, 1).mul_(v)`, `y += v`, `y.attr.fill_(0)`, `f(y, inplace=True)`, `out=y`); it is "
         "handed to code the file cannot see into (`helper(y)`, `obj.update(y)`, `f(**{'k': y})`), which "
         "may write it (torch functions, tensor methods and pure builtins only read; a function of the "
         "same file, or a nested one, is read for what it does with that parameter or name); it goes into "
         "a control-flow operator of the compiler (`torch.while_loop`, `torch.cond`), whose operands must "
-        "not alias; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`) or "
-        "stored (`self.y = ...`), so it must not alias the input; or, for `.contiguous()`, its result "
-        "feeds an operation that needs contiguous memory (`.view(...)`, `torch.view_as_complex`, a "
-        "compiled extension under `torch.ops`) or makes the same copy itself (softmax and log-softmax, "
-        "a convolution's weight: their CPU kernels call `contiguous()` on it), so dropping it saves "
-        "nothing. Files that never import torch are skipped."
+        "not alias; what was copied is written in place after the copy (`before = x.clone()` then "
+        "`x.add_(1)`), so the copy keeps the old values; it is returned (alone, as a subscript, or in a "
+        "tuple), kept (`items.append(y)`) or stored (`self.y = ...`), so it must not alias the input; or,"
+        " for `.contiguous()`, its result feeds an operation that needs contiguous memory (`.view(...)`, "
+        "`torch.view_as_complex`, a compiled extension under `torch.ops`) or makes the same copy itself "
+        "(softmax and log-softmax, a convolution's weight, the real-to-complex FFTs "
+        "`torch.fft.rfft`/`rfft2`/`rfftn`: profiled, their CPU kernels copy such an input first), so "
+        "dropping it saves nothing. Not exempt, because the rule cannot tell: a `.contiguous()` kept for "
+        "a measured layout benefit of the next operation (some operations, such as `torch.linalg.cross` "
+        "or a norm along a permuted axis, run faster on the copy); suppress those with `# noqa: TPL101` "
+        "and a comment. Files that never import torch are skipped."
     ) + test_files(
         "tests copy inputs to check afterwards that the kernel left them untouched, "
         "and nothing in them is measured"
@@ -134,6 +141,9 @@ class DefensiveMaterialization(Rule):
         "    return c.sum()\n",
         "import torch\ndef f(x):\n    c = x.clone()\n    def step():\n        c.add_(1)\n    step()\n"
         "    return c.sum()\n",
+        "import torch\ndef f(x):\n    before = x.clone()\n    x.add_(1)\n    return (x - before).abs().max()\n",
+        "import torch\ndef f(x, k):\n"
+        "    return torch.fft.rfftn(k.expand(-1, 3, -1, -1).contiguous(), dim=(-2, -1))\n",
     )
     invalid = (
         Invalid(
@@ -173,6 +183,15 @@ class DefensiveMaterialization(Rule):
             ((5, 9),),
         ),
         Invalid(
+            "import torch\nimport torch.nn.functional as F\ndef f(q, k, v):\n"
+            "    args = [x.contiguous() for x in [q, k, v]]\n    return F.scaled_dot_product_attention(*args)\n",
+            ((4, 13),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    v = x.permute(0, 2, 1)\n    v = v.contiguous()\n    return v.sum(1)\n",
+            ((4, 9),),
+        ),
+        Invalid(
             "import torch\ndef f(x, idx: torch.Tensor):\n    c = x.clone()\n    c = c[idx]\n    c[0] = 1\n"
             "    return c.sum()\n",
             ((3, 9),),
@@ -185,12 +204,42 @@ class DefensiveMaterialization(Rule):
             return
         receiver = node.func.value  # type: ignore[attr-defined]
         after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
-        if not (after_view or self._is_parameter(receiver)) or self._is_needed(method):
+        if not (after_view or self._is_parameter(receiver) or self._holds_view(node, receiver)):
+            return
+        if self._is_needed(method) or self._original_written(node, receiver):
             return
         fix = None
         if after_view and method == "contiguous":
             fix = PendingFix(UNSAFE, "Remove `.contiguous()`", (NodeEdit(node, source_of(receiver)),))
         self.report(node, fix=fix, what=f".{method}()")
+
+    def _original_written(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """Whether what was copied is written in place after the copy (``y = x.clone()`` then
+        ``x.add_(1)``): the copy keeps the old values, so it is needed even if nothing writes it."""
+        function = self.ctx.enclosing_function()
+        original = root_name(receiver)
+        if function is None or original is None:
+            return False
+        facts = writes.of(self.ctx, function.body)
+        where = facts.copies.get(id(node))
+        return where is not None and facts.uses(original, where, _WRITTEN)
+
+    def _holds_view(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """A name last bound to a view (``v = x.permute(0, 2, 1)``), or to a value sharing a parameter's
+        memory (``v = x[0]``), before the copy: the copy is of the input's memory, as a chained one is."""
+        function = self.ctx.enclosing_function()
+        if function is None or not isinstance(receiver, cst.Name):
+            return False
+        facts = writes.of(self.ctx, function.body)
+        where = facts.copies.get(id(node))
+        held = facts.held_at(receiver.value, where) if where is not None else None
+        if held is None:
+            return False
+        value, shared = held
+        if isinstance(value, cst.Call) and method_name(value) in VIEWS:
+            return True
+        names = {p.name.value for p in parameters(function)} - {"self", "cls"}
+        return bool(shared & names)
 
     def _is_parameter(self, receiver: cst.BaseExpression) -> bool:
         function = self.ctx.enclosing_function()
@@ -314,5 +363,6 @@ _HOLDERS = frozenset(
 )
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.GeneratorExp, cst.SetComp})
 _REGROUPING = frozenset({"tuple", "list", "dict", "set", "zip"})
+_WRITTEN = frozenset({writes.WRITTEN})
 _NEEDED = frozenset({writes.WRITTEN, writes.KEPT, writes.RETURNED, writes.PASSED})
 _NEEDED_BY_CONTIGUOUS = _NEEDED | {writes.VIEWED}

@@ -80,7 +80,7 @@ _PROPERTY_ATTRIBUTES = frozenset(
     "shape dtype device ndim layout is_cuda is_cpu is_mps is_sparse is_quantized is_leaf requires_grad "
     "grad_fn names itemsize nbytes is_contiguous".split()
 )
-#: Methods that need contiguous memory, or make their receiver contiguous themselves (measured on CPU:
+#: Methods that need contiguous memory, or make their receiver contiguous themselves (profiled on CPU:
 #: softmax and log-softmax call ``contiguous()`` on their input), so a ``.contiguous()`` before them is
 #: no extra pass.
 CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax"})
@@ -95,6 +95,11 @@ CONTIGUOUS_FUNCTIONS = frozenset(
         "torch.nn.functional.log_softmax",
         "torch.special.softmax",
         "torch.special.log_softmax",
+        # real-to-complex FFTs clone a permuted, sliced or expanded input (all but a transpose of the
+        # transformed axes themselves) before transforming it
+        "torch.fft.rfft",
+        "torch.fft.rfft2",
+        "torch.fft.rfftn",
     }
 )
 #: Convolutions: their CPU kernels make the weight (second argument, or ``weight=``) contiguous.
@@ -169,6 +174,10 @@ class Writes:
     #: id of a binding statement (assignment, ``for``) -> its position
     positions: dict[int, int] = field(default_factory=dict)
     loops: list[tuple[int, int]] = field(default_factory=list)
+    #: name -> (position, value, names it shares) for each binding of the name, in source order
+    holds: dict[str, list[tuple[int, cst.BaseExpression | None, frozenset[str]]]] = field(default_factory=dict)
+    #: id of a ``.clone()``/``.contiguous()`` call -> its position
+    copies: dict[int, int] = field(default_factory=dict)
     #: Per name a nested function or lambda reads, what it does with it (``returned`` counting as
     #: ``passed``): the closure may run at any later time, with any of the name's values.
     captured: dict[str, set[str]] = field(default_factory=dict)
@@ -201,6 +210,15 @@ class Writes:
                 if self._reaches(start, where, end, again):
                     stack.append((alias, where))
         return False
+
+    def held_at(self, name: str, where: int) -> tuple[cst.BaseExpression | None, frozenset[str]] | None:
+        """The value ``name`` was last bound to before position ``where`` and the names it shares."""
+        found = None
+        for position, value, shared in self.holds.get(name, ()):
+            if position >= where:
+                break
+            found = (value, shared)
+        return found
 
     def _rebound(self, name: str, start: int) -> int:
         """The first rebinding of ``name`` after ``start`` that every later use passes through: one in a
@@ -410,6 +428,9 @@ class _Collector:
 
     def _enter(self, node: cst.CSTNode, kind: type) -> None:
         if kind is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is cst.Attribute and func.attr.value in _COPY_METHODS and not node.args:  # type: ignore[attr-defined]
+                self.facts.copies[id(node)] = self.position
             self._call(node)  # type: ignore[arg-type]
         elif kind is cst.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
@@ -426,8 +447,11 @@ class _Collector:
             self.loop_starts[id(node)] = self.position
             if kind is cst.For:
                 self._bind(node.target, node.iter, node)  # type: ignore[attr-defined]
-        elif kind is cst.CompFor:
-            self._bind(node.target, node.iter, None)  # type: ignore[attr-defined]
+        elif kind in _ALL_COMPREHENSIONS:  # the targets hold for the element, which comes first in the source
+            comp_for = node.for_in  # type: ignore[attr-defined]
+            while comp_for is not None:
+                self._bind(comp_for.target, comp_for.iter, None)
+                comp_for = comp_for.inner_for_in
         elif kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
             self.suites.append(id(node))
 
@@ -512,6 +536,7 @@ class _Collector:
         pairs = _pairs(target, value)
         for name, part in pairs:
             shared = self.shared(part) if part is not None else set()
+            facts.holds.setdefault(name, []).append((position, part, frozenset(shared - {name})))
             for source in shared:
                 if source != name:
                     facts.aliases.setdefault(source, []).append((position, name))
@@ -583,6 +608,8 @@ class _Collector:
         return args
 
 
+_COPY_METHODS = frozenset({"clone", "contiguous"})
+_ALL_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
 _SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 _LEAVING_TYPES = frozenset(_LEAVING_KINDS)
 _WRITES = frozenset({WRITTEN})
