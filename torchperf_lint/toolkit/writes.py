@@ -80,10 +80,24 @@ _PROPERTY_ATTRIBUTES = frozenset(
     "shape dtype device ndim layout is_cuda is_cpu is_mps is_sparse is_quantized is_leaf requires_grad "
     "grad_fn names itemsize nbytes is_contiguous".split()
 )
-#: Methods that need contiguous memory, or make their receiver contiguous themselves (profiled on CPU:
-#: softmax and log-softmax call ``contiguous()`` on their input), so a ``.contiguous()`` before them is
-#: no extra pass.
-CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax"})
+#: Methods that need contiguous memory, make their receiver contiguous themselves (profiled on CPU:
+#: softmax and log-softmax call ``contiguous()`` on their input), or reduce along an axis (see
+#: ``AXIS_REDUCTIONS``), so a ``.contiguous()`` before them is no extra pass.
+CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "norm", "cross"})
+#: Reductions along one axis whose CPU kernels run far faster on contiguous memory than along a
+#: permuted axis, so a copy feeding them pays for itself. Profiled on one thread, over the last axis
+#: of a channels-last view of a (4, 3, 256, 256) tensor: a vector norm took 29 ms on the view and
+#: 2.9 ms with the copy included, ``normalize`` 34 ms and 4.8 ms, a cross product 13 ms and 8 ms.
+AXIS_REDUCTIONS = frozenset(
+    {
+        "torch.cross",
+        "torch.linalg.cross",
+        "torch.norm",
+        "torch.linalg.norm",
+        "torch.linalg.vector_norm",
+        "torch.nn.functional.normalize",
+    }
+)
 #: Torch functions that need, or make, contiguous memory in their first argument.
 CONTIGUOUS_FUNCTIONS = frozenset(
     {
@@ -285,12 +299,19 @@ def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> b
     func = call.func
     if arg is None:
         return isinstance(func, cst.Attribute) and func.attr.value in CONTIGUOUS_METHODS
+    positional = [a for a in call.args if a.keyword is None and not a.star]
     qualname = ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
     if qualname is None:
+        if isinstance(func, cst.Attribute) and func.attr.value == "cross":  # x.cross(y): y is the other factor
+            return (bool(positional) and positional[0] is arg) or (
+                arg.keyword is not None and arg.keyword.value == "other"
+            )
         return False
     if qualname.startswith("torch.ops."):
         return True
-    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if qualname in AXIS_REDUCTIONS:
+        factors = any(a is arg for a in positional[:2])
+        return factors or (arg.keyword is not None and arg.keyword.value in ("input", "other"))
     if qualname in CONTIGUOUS_FUNCTIONS:
         first = bool(positional) and positional[0] is arg
         return first or (arg.keyword is not None and arg.keyword.value == "input")
@@ -653,5 +674,8 @@ def _free_names(function: cst.FunctionDef | cst.Lambda) -> set[str]:
 
 
 def _local_functions(block: cst.CSTNode) -> dict[str, cst.FunctionDef]:
-    """Functions defined directly in ``block`` (``def norm_ip(img): img.clamp_(0, 1)``)."""
-    return {node.name.value: node for node in getattr(block, "body", ()) if isinstance(node, cst.FunctionDef)}
+    """Functions defined directly in ``block`` (``def norm_ip(img): img.clamp_(0, 1)``); none in a
+    lambda's expression, whose ``body`` (an ``IfExp``'s, say) is not a list of statements."""
+    if not isinstance(block, cst.Module | cst.IndentedBlock | cst.SimpleStatementSuite):
+        return {}
+    return {node.name.value: node for node in block.body if isinstance(node, cst.FunctionDef)}
