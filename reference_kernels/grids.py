@@ -3,13 +3,22 @@
 Voxel centres sit at integer coordinates ``0 .. size-1``. With ``align_corners=False`` the normalised
 coordinate of voxel ``x`` along an axis of ``size`` voxels is ``(2x + 1) / size - 1``, which stays
 well defined for a one-voxel axis (``align_corners=True`` would divide by ``size - 1``).
+
+Affine grids are built here rather than by ``F.affine_grid``, which multiplies every voxel's
+homogeneous coordinate by ``theta`` in a batched matmul with an inner size of 4: on one thread that
+took as long as the 3D sampling call itself. An affine map of a regular lattice is separable, so each
+output coordinate is a small ``(D, H)`` table plus a ``W`` row, written in one broadcast add per
+coordinate. The coordinates are stored as planes (``(3, D, H, W)``) and handed to the sampler as a
+permuted view, which it reads through strides: the add runs along contiguous rows instead of an inner
+axis of 3.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 
 def _normaliser(sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -32,13 +41,42 @@ def _normalised_theta(inverse: np.ndarray, in_sizes: tuple[int, ...], out_sizes:
     return np.concatenate([theta_linear, theta_shift[:, None]], axis=1)
 
 
+@functools.lru_cache(maxsize=64)
+def _lattice(size: int) -> np.ndarray:
+    """Normalised coordinates of the voxel centres along an axis of ``size`` voxels, in float64
+    (read-only: the cache hands the same array to every call)."""
+    values = (2.0 * np.arange(size) + 1.0) / size - 1.0
+    values.flags.writeable = False
+    return values
+
+
+def _affine_planes(theta: np.ndarray, out_sizes: tuple[int, ...]) -> torch.Tensor:
+    """``theta`` (normalised output -> normalised input, rows in coordinate order) evaluated on the
+    output lattice, one float32 plane per coordinate: shape ``(coords, *out_sizes)``.
+
+    ``out_sizes`` is in array order (``(D, H, W)`` or ``(H, W)``), so the last axis is x and
+    ``theta``'s column for array axis ``i`` is ``len(out_sizes) - 1 - i``. The outer-axes table and
+    the x row are computed in float64; one float32 broadcast add writes every plane.
+    """
+    count, rank = theta.shape[0], len(out_sizes)
+    outer = (count, *[1] * (rank - 1))
+    table = theta[:, -1].reshape(outer)
+    for axis, size in enumerate(out_sizes[:-1]):
+        shape = [1] * rank
+        shape[axis + 1] = size
+        table = table + theta[:, rank - 1 - axis].reshape(outer) * _lattice(size).reshape(shape[1:])
+    along_x = np.multiply.outer(theta[:, 0], _lattice(out_sizes[-1])).reshape(*outer, -1)
+    planes = torch.empty((count, *out_sizes), dtype=torch.float32)
+    table_t = torch.from_numpy(table.astype(np.float32)).unsqueeze(-1)
+    return torch.add(table_t, torch.from_numpy(along_x.astype(np.float32)), out=planes)
+
+
 def affine_grid3d(
     inverse: np.ndarray, in_dhw: tuple[int, int, int], out_dhw: tuple[int, int, int]
 ) -> torch.Tensor:
     """A ``(1, D_out, H_out, W_out, 3)`` grid for the 3D map ``inverse`` (output voxel -> input voxel)."""
     theta = _normalised_theta(inverse, in_dhw[::-1], out_dhw[::-1])
-    theta_t = torch.from_numpy(theta.astype(np.float32))[None]
-    return F.affine_grid(theta_t, [1, 1, *out_dhw], align_corners=False)
+    return _affine_planes(theta, out_dhw).permute(1, 2, 3, 0).unsqueeze(0)
 
 
 def is_plane_warp(inverse: np.ndarray, in_depth: int, out_depth: int) -> bool:
@@ -47,17 +85,31 @@ def is_plane_warp(inverse: np.ndarray, in_depth: int, out_depth: int) -> bool:
     return bool(z_is_kept and inverse[0, 2] == 0.0 and inverse[1, 2] == 0.0 and in_depth == out_depth)
 
 
+def plane_inverse(inverse: np.ndarray) -> np.ndarray:
+    """The ``(2, 3)`` (x, y) part of a plane warp's inverse: output pixel -> input pixel."""
+    return inverse[:2][:, [0, 1, 3]]
+
+
 def plane_grid(inverse: np.ndarray, in_hw: tuple[int, int], out_hw: tuple[int, int]) -> torch.Tensor:
     """A ``(1, H_out, W_out, 2)`` grid for the (x, y) part of a plane warp."""
-    planar = inverse[:2][:, [0, 1, 3]]
-    theta = _normalised_theta(planar, in_hw[::-1], out_hw[::-1])
-    theta_t = torch.from_numpy(theta.astype(np.float32))[None]
-    return F.affine_grid(theta_t, [1, 1, *out_hw], align_corners=False)
+    theta = _normalised_theta(plane_inverse(inverse), in_hw[::-1], out_hw[::-1])
+    # One plane is small, and the 2D sampler reads interleaved (x, y) pairs a little faster.
+    return _affine_planes(theta, out_hw).permute(1, 2, 0).contiguous().unsqueeze(0)
 
 
-def remap_grid(coords: torch.Tensor, in_dhw: tuple[int, int, int]) -> torch.Tensor:
-    """Normalise a ``(D_out, H_out, W_out, 3)`` map of input (x, y, z) voxel coordinates, in one pass."""
+def remap_grid(coords: torch.Tensor, in_dhw: tuple[int, int, int], *, in_place: bool) -> torch.Tensor:
+    """Normalise a ``(D_out, H_out, W_out, 3)`` map of input (x, y, z) voxel coordinates in one pass.
+
+    ``in_place`` overwrites ``coords``, for a buffer this call owns. The per-axis scale and offset
+    are tiled along a whole row of W * 3 values, so the multiply-add runs over long contiguous rows
+    rather than broadcasting over an inner axis of 3 (about ten times faster).
+    """
     scale, offset = _normaliser(in_dhw[::-1])
-    scale_t = torch.tensor(scale, dtype=torch.float32)
-    offset_t = torch.tensor(offset, dtype=torch.float32)
-    return torch.addcmul(offset_t, coords, scale_t)[None]
+    if not coords.is_contiguous():
+        in_place, coords = True, coords.contiguous()  # the contiguous copy is this call's own buffer
+    width = coords.shape[2]
+    rows = coords.view(-1, width * 3)
+    scale_row = torch.from_numpy(np.tile(scale, width).astype(np.float32))
+    offset_row = torch.from_numpy(np.tile(offset, width).astype(np.float32))
+    normalised = torch.addcmul(offset_row, rows, scale_row, out=rows if in_place else None)
+    return normalised.view(coords.shape).unsqueeze(0)

@@ -4,6 +4,12 @@ Every function here is caller-prevalidated: the public functions in ``api`` chec
 so routers only dispatch (identity, empty batch, route predicates) and do kernel work, all under
 ``torch.no_grad()``. ``no_grad`` rather than ``inference_mode``: an inference tensor cannot be saved
 for backward, so a result fed into a trainable module downstream would fail there.
+
+Both native samplers parallelise over their batch axis only, and compute a point's interpolation
+weights once for all of its channels. So the routes arrange each call's batch and channel axes, as
+views of the caller's memory, to give every thread a share of the batch and to put several volumes
+(or depth slices) behind each weight computation. Which route a request takes is decided by
+:func:`warp_route` and :func:`remap_route`, which the routers dispatch on and the benchmark records.
 """
 
 from __future__ import annotations
@@ -11,28 +17,143 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .grids import affine_grid3d, is_plane_warp, plane_grid, remap_grid
-from .layouts import as_working, empty_result, from_working, spatial_shape
+from . import opencv_planes
+from .grids import affine_grid3d, is_plane_warp, plane_grid, plane_inverse, remap_grid
+from .layouts import as_working, empty_result, from_working, is_batched, spatial_shape
 from .sampling import SamplerOptions, restore, sample, sampler_options, to_working
 from .validation import RemapRequest, WarpRequest
 
 _IDENTITY = np.eye(3, 4)
 
-#: Single-channel batches of at least this many volumes fold the batch into the channel axis. With
-#: 2 threads a batch of 2 makes 2 groups of one volume, which is the plain batched call.
-#: Evidence for 2: fold ahead of naive in warp-c1-n2@1, warp-c1-n4@1, remap-c1-n4@1;
-#:   fold ahead of batched-3d in warp-c1-n2@1, warp-c1-n4@1, remap-c1-n4@1
+#: Batches of at least this many volumes fold the batch into the channel axis of the 3D sampler
+#: (when the two axes merge as a view), split into one group per thread, or more to respect
+#: ``FOLD_MAX_CHANNELS``.
+#: Evidence for 2: fold ahead of batched-3d in warp-c1-n2@1, warp-c1-n4, warp-c3-n4, remap-c1-n4, remap-c3-n4
 FOLD_MIN_BATCH = 2
 
+#: A fold group holds at most this many channel volumes: the sampler gathers every output point's
+#: neighbours from each of them, and past this many planes those reads stop sharing the cache, so
+#: larger folds are split into more groups.
+#: Evidence for 12: fold ahead of fold-per-thread in remap-c3-n8@1
+FOLD_MAX_CHANNELS = 12
 
-def _should_fold_batch(batch: int, channels: int) -> bool:
-    return channels == 1 and batch >= FOLD_MIN_BATCH
+#: Depth slices handed to the 2D sampler per batch item when batch, channel and depth axes fold into
+#: one: enough planes to share each point's weights, few enough that their rows stay in cache. Neither
+#: neighbour wins everywhere: 32 planes per item was faster on 32x64x64 volumes and 8 on some
+#: 64x128x128 ones, by at most 12%, while 16 beat one item per slice (plane-slices) in every row.
+#: Evidence for 16: plane-fold ahead of plane-slices in plane-c1-n4, plane-c3-n1, plane-c3-n4;
+#:   plane-fold ahead of plane-8 in plane-c3-n1@2; plane-fold ahead of plane-32 in plane-c3-n1@2
+PLANES_PER_ITEM = 16
 
 
-def _fold_groups(batch: int) -> int:
-    """How many groups to fold a batch into: the 3D sampler parallelises over its batch axis only,
-    so one group per thread keeps every thread busy while each group shares the grid work."""
-    return _largest_divisor_up_to(batch, torch.get_num_threads())
+def warp_route(request: WarpRequest) -> str:  # torchperf: prevalidated
+    """The route :func:`warp_router` takes for ``request`` at the current thread count."""
+    return _plan_warp(request)[0]
+
+
+def remap_route(request: RemapRequest) -> str:  # torchperf: prevalidated
+    """The route :func:`remap_router` takes for ``request`` at the current thread count."""
+    return _plan_remap(request)[0]
+
+
+def _plan_warp(request: WarpRequest) -> tuple[str, torch.Tensor | None]:  # torchperf: prevalidated
+    """The route for ``request`` and, for a Torch route, the working NCDHW view it samples."""
+    volume, layout = request.volume, request.layout
+    in_dhw = spatial_shape(tuple(volume.shape), layout)
+    if request.size == in_dhw and np.array_equal(request.inverse, _IDENTITY):
+        return "identity", None
+    if is_batched(layout) and volume.shape[0] == 0:
+        return "empty", as_working(volume, layout)
+    planar = _is_linear_plane_warp(request, in_dhw)
+    if planar and opencv_planes.can_warp(volume, layout):
+        return "opencv-planes", None
+    work = as_working(volume, layout)
+    return (_plane_route(work) if planar else _volume_route(work, request.size[0])), work
+
+
+def _plan_remap(request: RemapRequest) -> tuple[str, torch.Tensor | None]:  # torchperf: prevalidated
+    work = as_working(request.volume, request.layout)
+    return ("empty" if work.shape[0] == 0 else _volume_route(work, request.coords.shape[0])), work
+
+
+def warp_router(request: WarpRequest) -> torch.Tensor | np.ndarray:  # torchperf: prevalidated
+    volume, layout = request.volume, request.layout
+    route, work = _plan_warp(request)
+    if route == "identity":
+        return volume
+    if route == "empty":
+        return _empty_batch(work, request.size, layout)
+    if route == "opencv-planes":  # Route: opencv-planes
+        return opencv_planes.warp(volume, layout, plane_inverse(request.inverse), request.size, request.sampling)
+    in_dhw = spatial_shape(tuple(volume.shape), layout)
+    options = sampler_options(request.sampling)
+    with torch.no_grad():
+        floats = to_working(work, options)
+        if route.startswith("plane-"):
+            grid = plane_grid(request.inverse, in_dhw[1:], request.size[1:])
+            sampled = _sample_planes(floats, grid, options, route)
+        else:
+            grid = affine_grid3d(request.inverse, in_dhw, request.size)
+            sampled = _sample_volumes(floats, grid, options, route)
+        return from_working(restore(sampled, work.dtype, layout, options), layout)
+
+
+def remap_router(request: RemapRequest) -> torch.Tensor | np.ndarray:  # torchperf: prevalidated
+    volume, layout = request.volume, request.layout
+    route, work = _plan_remap(request)
+    if route == "empty":
+        return _empty_batch(work, tuple(request.coords.shape[:3]), layout)
+    options = sampler_options(request.sampling)
+    with torch.no_grad():
+        in_dhw = spatial_shape(tuple(volume.shape), layout)
+        grid = remap_grid(request.coords, in_dhw, in_place=request.coords_owned)
+        sampled = _sample_volumes(to_working(work, options), grid, options, route)
+        return from_working(restore(sampled, work.dtype, layout, options), layout)
+
+
+def _empty_batch(work: torch.Tensor, out_dhw: tuple[int, ...], layout: str) -> torch.Tensor | np.ndarray:
+    return from_working(empty_result((0, work.shape[1], *out_dhw), work.dtype, layout), layout)
+
+
+def _is_linear_plane_warp(request: WarpRequest, in_dhw: tuple[int, int, int]) -> bool:
+    """Linear warps that move every depth slice alike go through the 2D sampler; nearest ones keep
+    the 3D sampler, whose rounding of the (unchanged) z coordinate the 2D route could not reproduce."""
+    linear = request.sampling.interpolation == "linear"
+    return linear and is_plane_warp(request.inverse, in_dhw[0], request.size[0])
+
+
+def _volume_route(work: torch.Tensor, out_depth: int) -> str:
+    if _should_fold_batch(work):
+        return "fold"
+    return "depth-split" if _depth_parts(work.shape[0], out_depth) > 1 else "general-3d"
+
+
+def _plane_route(work: torch.Tensor) -> str:
+    if _can_merge(work, 0) and _can_merge(work, 1):
+        return "plane-fold"
+    return "plane-merged" if _can_merge(work.transpose(1, 2), 0) else "plane-per-volume"
+
+
+def _should_fold_batch(work: torch.Tensor) -> bool:
+    return work.shape[0] >= FOLD_MIN_BATCH and _can_merge(work, 0)
+
+
+def _threads_for(count: int) -> int:
+    """How many equal groups to split ``count`` items into: one per thread where the count allows."""
+    return _largest_divisor_up_to(count, torch.get_num_threads())
+
+
+def _fold_groups(volumes: int) -> int:
+    """How many groups to fold ``volumes`` channel volumes into: one per thread where the count
+    allows, more where a group would hold over ``FOLD_MAX_CHANNELS``."""
+    groups = _threads_for(volumes)
+    while volumes // groups > FOLD_MAX_CHANNELS or volumes % groups:
+        groups += 1
+    return groups
+
+
+def _largest_divisor_up_to(count: int, limit: int) -> int:
+    return max(d for d in range(1, max(1, min(limit, count)) + 1) if count % d == 0)
 
 
 def _depth_parts(batch: int, out_depth: int) -> int:
@@ -40,83 +161,51 @@ def _depth_parts(batch: int, out_depth: int) -> int:
 
     One volume gives the 3D sampler's batch-parallel loop one item, so it runs on one thread; slabs
     of output depth, with the input expanded (zero stride) under each, give it one per thread.
-    Evidence (results/HANDOFF.md, 2 threads, public/naive at 32x64x64 and 64x128x128): warp-c1-n1
-    0.84/0.76, remap-c1-n1 0.81/0.64, and warp-c3-n1 0.74/0.65, where putting multi-channel slabs back
-    in order costs one output-sized copy and still wins.
     """
-    return _largest_divisor_up_to(out_depth, torch.get_num_threads()) if batch == 1 else 1
-
-
-def _largest_divisor_up_to(count: int, limit: int) -> int:
-    return max(d for d in range(1, max(1, min(limit, count)) + 1) if count % d == 0)
+    return _threads_for(out_depth) if batch == 1 else 1
 
 
 def _can_merge(tensor: torch.Tensor, dim: int) -> bool:
-    """Whether axes ``dim`` and ``dim + 1`` merge into one axis as a view (no copy)."""
-    return tensor.size(dim + 1) == 1 or tensor.stride(dim) == tensor.stride(dim + 1) * tensor.size(dim + 1)
+    """Whether axes ``dim`` and ``dim + 1`` merge into one axis as a view (no copy): always when
+    either has one element, otherwise when the outer stride steps over the whole inner axis."""
+    outer, inner = tensor.size(dim), tensor.size(dim + 1)
+    return outer == 1 or inner == 1 or tensor.stride(dim) == tensor.stride(dim + 1) * inner
 
 
-def warp_router(request: WarpRequest) -> torch.Tensor | np.ndarray:  # torchperf: prevalidated
-    volume, layout = request.volume, request.layout
-    in_dhw = spatial_shape(tuple(volume.shape), layout)
-    if request.size == in_dhw and np.array_equal(request.inverse, _IDENTITY):
-        return volume
-    work = as_working(volume, layout)
-    if work.shape[0] == 0:
-        return from_working(empty_result((0, work.shape[1], *request.size), work.dtype, layout), layout)
-    options = sampler_options(request.sampling)
-    with torch.no_grad():
-        floats = to_working(work, options)
-        if options.mode == "bilinear" and is_plane_warp(request.inverse, in_dhw[0], request.size[0]):
-            grid = plane_grid(request.inverse, in_dhw[1:], request.size[1:])
-            sampled = _sample_planes(floats, grid, options)
-        else:
-            sampled = _sample_volumes(floats, affine_grid3d(request.inverse, in_dhw, request.size), options)
-        return from_working(restore(sampled, work.dtype, layout, options), layout)
-
-
-def remap_router(request: RemapRequest) -> torch.Tensor | np.ndarray:  # torchperf: prevalidated
-    volume, layout = request.volume, request.layout
-    work = as_working(volume, layout)
-    out_dhw = tuple(request.coords.shape[:3])
-    if work.shape[0] == 0:
-        return from_working(empty_result((0, work.shape[1], *out_dhw), work.dtype, layout), layout)
-    options = sampler_options(request.sampling)
-    with torch.no_grad():
-        grid = remap_grid(request.coords, spatial_shape(tuple(volume.shape), layout))
-        sampled = _sample_volumes(to_working(work, options), grid, options)
-        return from_working(restore(sampled, work.dtype, layout, options), layout)
-
-
-def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
-    """3D sampling of an NCDHW batch with one shared grid: one sampler call either way."""
+def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions, route: str) -> torch.Tensor:
+    """3D sampling of an NCDHW batch with one shared grid, in one sampler call."""
     batch, channels = work.shape[:2]
     out_dhw = grid.shape[1:4]
-    if _should_fold_batch(batch, channels):  # Route: fold
-        groups = _fold_groups(batch)
-        folded = work.view(groups, batch // groups, *work.shape[2:])
+    if route == "fold":  # Route: fold
+        groups = _fold_groups(batch * channels)
+        folded = work.reshape(groups, batch * channels // groups, *work.shape[2:])
         sampled = sample(folded, grid.expand(groups, -1, -1, -1, -1), options)
-        return sampled.view(batch, 1, *out_dhw)
-    parts = _depth_parts(batch, out_dhw[0])
-    if parts > 1:  # Route: depth-split
-        slabs = grid.view(parts, out_dhw[0] // parts, *grid.shape[2:])
+        return sampled.view(batch, channels, *out_dhw)
+    if route == "depth-split":  # Route: depth-split
+        parts = _depth_parts(batch, out_dhw[0])
+        slabs = grid.reshape(parts, out_dhw[0] // parts, *grid.shape[2:])
         sampled = sample(work.expand(parts, -1, -1, -1, -1), slabs, options)
         return sampled.transpose(0, 1).reshape(1, channels, *out_dhw)  # a view when channels == 1
     return sample(work, grid.expand(batch, -1, -1, -1, -1), options)  # Route: general-3d
 
 
-def _sample_planes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
-    """2D sampling of every depth slice with one shared plane grid."""
+def _sample_planes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions, route: str) -> torch.Tensor:
+    """2D sampling of every depth slice with one shared plane grid; the result is NCDHW (a view of
+    the sampler's output, in whatever order the route produced it)."""
     batch, channels, depth = work.shape[:3]
+    out_hw = grid.shape[1:3]
+    if route == "plane-fold":  # Route: plane-fold
+        planes = batch * channels * depth
+        per_item = _largest_divisor_up_to(planes, PLANES_PER_ITEM)
+        stacked = work.reshape(planes // per_item, per_item, *work.shape[3:])
+        sampled = sample(stacked, grid.expand(planes // per_item, -1, -1, -1), options)
+        return sampled.view(batch, channels, depth, *out_hw)
     slices = work.transpose(1, 2)  # N, D, C, H, W
-    if channels == 1 and _can_merge(slices, 0):  # Route: plane-fold
-        planes = slices.reshape(1, batch * depth, *work.shape[3:])
-        return sample(planes, grid, options).view(batch, depth, 1, *grid.shape[1:3]).transpose(1, 2)
-    if _can_merge(slices, 0):  # Route: plane-merged
+    if route == "plane-merged":  # Route: plane-merged
         planes = slices.reshape(batch * depth, channels, *work.shape[3:])
         sampled = sample(planes, grid.expand(batch * depth, -1, -1, -1), options)
-        return sampled.view(batch, depth, channels, *grid.shape[1:3]).transpose(1, 2)
-    out = torch.empty((batch, depth, channels, *grid.shape[1:3]), dtype=torch.float32)
+        return sampled.view(batch, depth, channels, *out_hw).transpose(1, 2)
+    out = torch.empty((batch, depth, channels, *out_hw), dtype=torch.float32)
     per_volume_grid = grid.expand(depth, -1, -1, -1)
     for item in range(batch):  # Route: plane-per-volume
         out[item] = sample(slices[item], per_volume_grid, options)

@@ -5,6 +5,7 @@ Every error names the argument it is about. Routers receive the validated reques
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,7 +45,8 @@ class WarpRequest:
 class RemapRequest:
     volume: torch.Tensor | np.ndarray
     layout: str
-    coords: torch.Tensor  # (D_out, H_out, W_out, 3) float32, CPU, possibly sharing the caller's buffer
+    coords: torch.Tensor  # (D_out, H_out, W_out, 3) float32, CPU
+    coords_owned: bool  # False when ``coords`` shares the caller's buffer, which must stay untouched
     sampling: Sampling
 
 
@@ -61,10 +63,12 @@ def validate_warp(volume, matrix, size, layout, interpolation, border_mode, bord
 
 def validate_remap(volume, coords, layout, interpolation, border_mode, border_value) -> RemapRequest:
     channels = _check_volume(volume, layout)
+    checked_coords, owned = _check_coords(coords)
     return RemapRequest(
         volume=volume,
         layout=layout,
-        coords=_check_coords(coords),
+        coords=checked_coords,
+        coords_owned=owned,
         sampling=_check_sampling(interpolation, border_mode, border_value, channels),
     )
 
@@ -116,10 +120,20 @@ def _inverse_affine(matrix) -> np.ndarray:
         if not np.array_equal(forward[3], [0.0, 0.0, 0.0, 1.0]):
             raise ValueError(f"matrix bottom row must be [0, 0, 0, 1], got {forward[3].tolist()}")
         forward = forward[:3]
-    if np.linalg.cond(forward[:, :3]) > _MAX_CONDITION:
+    try:
+        linear = np.linalg.inv(forward[:, :3])
+    except np.linalg.LinAlgError:
+        linear = None
+    # The 1-norm condition number, from the inverse computed anyway (an SVD would cost more than
+    # the rest of the validation).
+    if linear is None or _norm_1(forward[:, :3]) * _norm_1(linear) > _MAX_CONDITION:
         raise ValueError("matrix is not invertible (its 3x3 part is singular or nearly so)")
-    linear = np.linalg.inv(forward[:, :3])
     return np.concatenate([linear, -linear @ forward[:, 3:]], axis=1)
+
+
+def _norm_1(matrix: np.ndarray) -> float:
+    """The matrix 1-norm: the largest column sum of absolute values."""
+    return float(np.abs(matrix).sum(axis=0).max())
 
 
 def _check_size(size) -> tuple[int, int, int]:
@@ -130,12 +144,14 @@ def _check_size(size) -> tuple[int, int, int]:
     return tuple(int(s) for s in size)
 
 
-def _check_coords(coords) -> torch.Tensor:
+def _check_coords(coords) -> tuple[torch.Tensor, bool]:
+    """The coordinates as a tensor, and whether that tensor is a copy this call owns."""
+    owned = False
     if isinstance(coords, np.ndarray):
         if coords.dtype != np.float32:
             raise TypeError(f"coords dtype must be float32, got {coords.dtype}")
         if not coords.flags.writeable or any(step < 0 for step in coords.strides):
-            coords = np.array(coords, copy=True)
+            coords, owned = np.array(coords, copy=True), True
         tensor = torch.from_numpy(coords)
     elif isinstance(coords, torch.Tensor):
         if coords.device.type != "cpu" or coords.layout != torch.strided:
@@ -149,9 +165,11 @@ def _check_coords(coords) -> torch.Tensor:
         raise TypeError(f"coords must be a numpy.ndarray or torch.Tensor, got {type(coords).__name__}")
     if tensor.ndim != 4 or tensor.shape[-1] != 3 or min(tensor.shape[:3]) < 1:
         raise ValueError(f"coords must have shape (D_out, H_out, W_out, 3), got {tuple(tensor.shape)}")
-    if not bool(torch.isfinite(tensor).all()):
+    # One reduction pass: NaN propagates into both extremes and an infinity is one of them.
+    low, high = torch.aminmax(tensor)
+    if not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError("coords must contain only finite values")
-    return tensor
+    return tensor, owned
 
 
 def _check_sampling(interpolation, border_mode, border_value, channels: int) -> Sampling:

@@ -57,3 +57,14 @@ def test_the_benchmark_without_torch_says_what_to_install():
     result = without(["torch"], code)
     assert result.returncode == 2
     assert result.stderr == f"the benchmark needs torch, which the `kernels` extra installs: {EXTRA}\n"
+
+
+def test_the_benchmark_help_needs_no_torch():
+    code = (
+        "import runpy\nsys.argv = ['bench', '--help']\n"
+        "runpy.run_module('torchperf_lint.reference_kernels.bench', run_name='__main__')"
+    )
+    result = without(["torch", "numpy"], code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: python -m torchperf_lint.reference_kernels.bench")
+    assert "--peers" in result.stdout and "--heap {default,cold,warm}" in result.stdout

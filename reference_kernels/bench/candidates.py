@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from ..grids import affine_grid3d, remap_grid
+from ..grids import affine_grid3d, plane_grid, remap_grid
 from ..layouts import as_working, from_working, spatial_shape
 from ..sampling import SamplerOptions, restore, sample, sampler_options, to_working
 from ..validation import RemapRequest, WarpRequest, validate_remap, validate_warp
@@ -35,7 +35,7 @@ def _grid(request: WarpRequest | RemapRequest) -> torch.Tensor:
     in_dhw = spatial_shape(tuple(request.volume.shape), request.layout)
     if isinstance(request, WarpRequest):
         return affine_grid3d(request.inverse, in_dhw, request.size)
-    return remap_grid(request.coords, in_dhw)
+    return remap_grid(request.coords, in_dhw, in_place=request.coords_owned)
 
 
 def naive(call: dict):
@@ -71,6 +71,46 @@ def with_sampler(sampler: Sampler) -> Callable[[dict], object]:
     return run
 
 
+def with_plane_sampler(sampler: Sampler) -> Callable[[dict], object]:
+    """The public chain of a plane warp with its 2D sampling step replaced."""
+
+    def run(call: dict):
+        request = _request(call)
+        work = as_working(request.volume, request.layout)
+        options = sampler_options(request.sampling)
+        in_hw = spatial_shape(tuple(request.volume.shape), request.layout)[1:]
+        with torch.no_grad():
+            grid = plane_grid(request.inverse, in_hw, request.size[1:])
+            sampled = sampler(to_working(work, options), grid, options)
+            return from_working(restore(sampled, work.dtype, request.layout, options), request.layout)
+
+    return run
+
+
+def plane_slices(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
+    """Every depth slice a batch item of the 2D sampler with its C channels, one call per volume
+    written into a preallocated output (one call in all for a lone volume)."""
+    batch, channels, depth = work.shape[:3]
+    out = torch.empty((batch, depth, channels, *grid.shape[1:3]), dtype=torch.float32)
+    for item in range(batch):
+        out[item] = sample(work[item].transpose(0, 1), grid.expand(depth, -1, -1, -1), options)
+    return out.transpose(1, 2)
+
+
+def plane_groups(per_item: int) -> Sampler:
+    """The plane fold with up to ``per_item`` planes per batch item (the largest count that divides
+    the planes) instead of the public route's count; needs N, C and D axes that merge as a view."""
+
+    def run(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
+        planes = work.shape[0] * work.shape[1] * work.shape[2]
+        items = planes // max(d for d in range(1, min(per_item, planes) + 1) if planes % d == 0)
+        stacked = work.view(items, planes // items, *work.shape[3:])
+        sampled = sample(stacked, grid.expand(items, -1, -1, -1), options)
+        return sampled.view(*work.shape[:3], *grid.shape[1:3])
+
+    return run
+
+
 def batched_3d(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
     """One rank-5 call over the batch with the grid shared as an expanded view (no folding)."""
     return sample(work, grid.expand(work.shape[0], -1, -1, -1, -1), options)
@@ -80,6 +120,16 @@ def fold_one_group(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptio
     """The whole single-channel batch folded into the channels of one volume, whatever the threads."""
     batch = work.shape[0]
     return sample(work.view(1, batch, *work.shape[2:]), grid, options).view(batch, 1, *grid.shape[1:4])
+
+
+def fold_per_thread(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
+    """The fold with one group per thread (where the count allows) however many channel volumes each
+    group then holds: the public fold without its cap on channels per group."""
+    volumes = work.shape[0] * work.shape[1]
+    groups = max(d for d in range(1, min(torch.get_num_threads(), volumes) + 1) if volumes % d == 0)
+    folded = work.reshape(groups, volumes // groups, *work.shape[2:])
+    sampled = sample(folded, grid.expand(groups, -1, -1, -1, -1), options)
+    return sampled.view(*work.shape[:2], *grid.shape[1:4])
 
 
 def per_item_3d(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:

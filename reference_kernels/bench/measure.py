@@ -24,23 +24,62 @@ class Timing:
     min_ms: float
     max_ms: float
     samples: int
+    #: Median over rounds of this candidate's time divided by the reference candidate's time in the
+    #: same round: a ratio from pairs taken seconds apart, so slow drift of the machine cancels out.
+    paired_ratio: float
 
 
-def time_round_robin(calls: dict[str, Callable[[], object]], *, warmup: int, samples: int) -> dict[str, Timing]:
-    """Median and range of ``samples`` timed calls of each candidate, taken in turns.
+def balanced_orders(count: int) -> list[list[int]]:
+    """Orders of ``count`` candidates in which each one directly follows every other equally often.
 
-    Taking turns spreads clock and cache drift over every candidate instead of favouring the last.
+    A Williams design: the first order interleaves from both ends (0, 1, n-1, 2, n-2, ...), the others
+    shift it by one; an odd count needs the reversed orders as well. So no candidate always runs right
+    after the same one, whose freed buffers (a warm heap, or pages just handed back) it would inherit.
     """
+    first, low, high = [0], 1, count - 1
+    while low <= high:
+        first.append(low)
+        low += 1
+        if low <= high:
+            first.append(high)
+            high -= 1
+    orders = [[(index + shift) % count for index in first] for shift in range(count)]
+    return orders if count % 2 == 0 else orders + [order[::-1] for order in orders]
+
+
+def time_interleaved(
+    calls: dict[str, Callable[[], object]], *, reference: str, warmup: int, samples: int
+) -> dict[str, Timing]:
+    """Median, range and paired ratio (against ``reference``) of each candidate's timed calls.
+
+    Each round runs every candidate once, in the next of :func:`balanced_orders`; there are at least
+    ``samples`` rounds, rounded up to whole cycles of orders so the balance holds. Taking turns spreads
+    clock and cache drift over every candidate instead of favouring the last.
+    """
+    names = list(calls)
+    orders = balanced_orders(len(names))
+    rounds = -(-samples // len(orders)) * len(orders)
     for _ in range(warmup):
         for call in calls.values():
             call()
-    times: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(samples):
-        for name, call in calls.items():
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_index in range(rounds):
+        for position in orders[round_index % len(orders)]:
+            name = names[position]
             start = time.perf_counter_ns()
-            call()
+            calls[name]()
             times[name].append((time.perf_counter_ns() - start) / 1e6)
-    return {name: Timing(statistics.median(t), min(t), max(t), samples) for name, t in times.items()}
+    base = times[reference]
+    return {
+        name: Timing(
+            median_ms=statistics.median(t),
+            min_ms=min(t),
+            max_ms=max(t),
+            samples=rounds,
+            paired_ratio=statistics.median(mine / theirs for mine, theirs in zip(t, base, strict=True)),
+        )
+        for name, t in times.items()
+    }
 
 
 def peak_extra_mb(call: Callable[[], object]) -> float | None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from .. import api
+from .. import api, routers, validation
 from . import candidates as alt
 
 #: A rotation about a tilted axis with anisotropic scale: couples z with x and y (general 3D route).
@@ -22,10 +22,10 @@ FULL_DHW = (64, 128, 128)
 
 @dataclass(frozen=True)
 class Region:
-    """A point of the matrix: the call, the route the public function takes there, and the rivals."""
+    """A point of the matrix: the call and the rivals the public route is compared with there. The
+    route the public call takes is not declared here: the benchmark asks the routers and records it."""
 
     id: str
-    route: str
     function: str
     layout: str
     batch: int
@@ -37,91 +37,54 @@ class Region:
     fill: float | tuple[float, ...] = 0.0
     rivals: tuple[str, ...] = ()
     full_only: bool = False
-    single_thread_route: str | None = None  # the route taken instead when only one thread runs
-    extra: dict = field(default_factory=dict)
+    #: Hand over every other channel of a buffer twice as wide: batch and channels do not merge.
+    strided_channels: bool = False
+    #: Height and width of every run (depth follows the run's size), for a side of a size threshold.
+    plane_hw: tuple[int, int] | None = None
 
+
+WARP, REMAP = "warp_affine3d", "remap3d"
+#: The 2D-sampler arrangements a plane route was chosen over.
+PLANE_RIVALS = ("plane-slices", "plane-8", "plane-32", "volume-3d")
 
 REGIONS = (
+    Region("warp-c1-n1", WARP, "NCDHW", 1, 1, rivals=("batched-3d", "scipy")),
+    Region("warp-c3-n1", WARP, "CDHW", 1, 3, rivals=("batched-3d",)),
+    Region("warp-c1-n2", WARP, "NCDHW", 2, 1, rivals=("batched-3d",)),
+    Region("warp-c1-n4", WARP, "NCDHW", 4, 1, rivals=("batched-3d", "fold-one-group", "scipy")),
+    Region("warp-c3-n4", WARP, "NCDHW", 4, 3, rivals=("batched-3d", "per-item-3d", "scipy")),
+    Region("warp-u8-c3-n2-fill", WARP, "NCDHW", 2, 3, "uint8", fill=(10.0, 200.0, 90.0), rivals=("batched-3d",)),
+    Region("warp-c1-numpy", WARP, "DHWC", 1, 1, rivals=("batched-3d",)),
+    Region("plane-c1-n4", WARP, "NCDHW", 4, 1, matrix="plane", rivals=PLANE_RIVALS),
+    Region("plane-c3-n1", WARP, "CDHW", 1, 3, matrix="plane", rivals=PLANE_RIVALS),
+    Region("plane-c3-n4", WARP, "NCDHW", 4, 3, matrix="plane", rivals=PLANE_RIVALS),
     Region(
-        "warp-c1-n1",
-        "depth-split",
-        "warp_affine3d",
-        "NCDHW",
-        1,
-        1,
-        rivals=("batched-3d", "scipy"),
-        single_thread_route="general-3d",
+        "plane-c3-n2-strided", WARP, "NCDHW", 2, 3, matrix="plane", strided_channels=True, rivals=("volume-3d",)
     ),
-    Region(
-        "warp-c3-n1",
-        "depth-split",
-        "warp_affine3d",
-        "NCDHW",
-        1,
-        3,
-        rivals=("batched-3d",),
-        single_thread_route="general-3d",
-    ),
-    Region("warp-c1-n2", "fold", "warp_affine3d", "NCDHW", 2, 1, rivals=("batched-3d",)),
-    Region("warp-c1-n4", "fold", "warp_affine3d", "NCDHW", 4, 1, rivals=("batched-3d", "fold-one-group", "scipy")),
-    Region("warp-c3-n4", "general-3d", "warp_affine3d", "NCDHW", 4, 3, rivals=("per-item-3d", "scipy")),
-    Region("warp-u8-c3-n2-fill", "general-3d", "warp_affine3d", "NCDHW", 2, 3, "uint8", fill=(10.0, 200.0, 90.0)),
-    Region("plane-c1-n4", "plane-fold", "warp_affine3d", "NCDHW", 4, 1, matrix="plane", rivals=("volume-3d",)),
-    Region(
-        "plane-c3-n4-torch",
-        "plane-per-volume",
-        "warp_affine3d",
-        "NCDHW",
-        4,
-        3,
-        matrix="plane",
-        rivals=("volume-3d",),
-    ),
-    Region(
-        "plane-c3-n4-numpy",
-        "plane-merged",
-        "warp_affine3d",
-        "NDHWC",
-        4,
-        3,
-        matrix="plane",
-        rivals=("volume-3d", "opencv"),
-    ),
+    Region("plane-c3-n4-numpy", WARP, "NDHWC", 4, 3, matrix="plane", rivals=("plane-slices", "volume-3d")),
     Region(
         "plane-u8-c3-n4-numpy-fill",
-        "plane-merged",
-        "warp_affine3d",
+        WARP,
         "NDHWC",
         4,
         3,
         "uint8",
         matrix="plane",
         fill=(10.0, 200.0, 90.0),
-        rivals=("volume-3d", "opencv"),
+        rivals=("plane-slices", "volume-3d"),
     ),
     Region(
-        "plane-nearest-c3-n4",
-        "general-3d",
-        "warp_affine3d",
-        "NCDHW",
-        4,
-        3,
-        matrix="plane",
-        interpolation="nearest",
+        "plane-c3-n16-numpy-small", WARP, "NDHWC", 16, 3, matrix="plane", plane_hw=(16, 16), rivals=("opencv",)
     ),
-    Region(
-        "remap-c1-n1",
-        "depth-split",
-        "remap3d",
-        "NCDHW",
-        1,
-        1,
-        rivals=("batched-3d",),
-        single_thread_route="general-3d",
-    ),
-    Region("remap-c1-n4", "fold", "remap3d", "NCDHW", 4, 1, rivals=("batched-3d", "scipy")),
-    Region("remap-c3-n4", "general-3d", "remap3d", "NCDHW", 4, 3, rivals=("per-item-3d",)),
-    Region("remap-c3-n8", "general-3d", "remap3d", "NCDHW", 8, 3, rivals=("per-item-3d",), full_only=True),
+    Region("plane-c6-n2-numpy", WARP, "NDHWC", 2, 6, matrix="plane", rivals=("volume-3d",)),
+    Region("plane-nearest-c3-n4", WARP, "NCDHW", 4, 3, matrix="plane", interpolation="nearest"),
+    Region("remap-c1-n1", REMAP, "NCDHW", 1, 1, rivals=("batched-3d",)),
+    Region("remap-c3-n1", REMAP, "CDHW", 1, 3, rivals=("batched-3d",)),
+    Region("remap-c1-numpy", REMAP, "DHWC", 1, 1, rivals=("batched-3d",)),
+    Region("remap-u8-c3-n1-replicate", REMAP, "CDHW", 1, 3, "uint8", border_mode="replicate"),
+    Region("remap-c1-n4", REMAP, "NCDHW", 4, 1, rivals=("batched-3d", "scipy")),
+    Region("remap-c3-n4", REMAP, "NCDHW", 4, 3, rivals=("batched-3d", "per-item-3d")),
+    Region("remap-c3-n8", REMAP, "NCDHW", 8, 3, rivals=("batched-3d", "fold-per-thread"), full_only=True),
 )
 
 RIVALS: dict[str, Callable[[dict], object]] = {
@@ -129,7 +92,11 @@ RIVALS: dict[str, Callable[[dict], object]] = {
     "batched-3d": alt.with_sampler(alt.batched_3d),
     "fold-one-group": alt.with_sampler(alt.fold_one_group),
     "per-item-3d": alt.with_sampler(alt.per_item_3d),
+    "fold-per-thread": alt.with_sampler(alt.fold_per_thread),
     "volume-3d": alt.with_sampler(alt.batched_3d),  # a plane warp sent through the general 3D sampler
+    "plane-slices": alt.with_plane_sampler(alt.plane_slices),
+    "plane-8": alt.with_plane_sampler(alt.plane_groups(8)),
+    "plane-32": alt.with_plane_sampler(alt.plane_groups(32)),
     "scipy": alt.scipy_ndimage,
     "opencv": alt.opencv_slices,
 }
@@ -139,14 +106,21 @@ NON_TORCH = frozenset({"scipy", "opencv"})
 def build_call(region: Region, dhw: tuple[int, int, int], seed: int = 0) -> dict:
     """The public call's arguments for ``region`` at spatial size ``dhw``."""
     rng = np.random.default_rng(seed)
-    ncdhw = (region.batch, region.channels, *dhw)
+    if region.plane_hw is not None:
+        dhw = (dhw[0], *region.plane_hw)
+    wide = 2 if region.strided_channels else 1
+    ncdhw = (region.batch, region.channels * wide, *dhw)
     if region.dtype == "uint8":
         values = rng.integers(0, 256, ncdhw, dtype=np.uint8)
     else:
         values = rng.random(ncdhw, dtype=np.float32)
-    volume = (
-        torch.from_numpy(values) if region.layout == "NCDHW" else np.ascontiguousarray(np.moveaxis(values, 1, -1))
-    )
+    values = values[:, ::wide]
+    if region.layout in ("NCDHW", "CDHW"):
+        volume = torch.from_numpy(values if region.strided_channels else np.ascontiguousarray(values))
+    else:
+        volume = np.ascontiguousarray(np.moveaxis(values, 1, -1))
+    if region.layout in ("CDHW", "DHWC"):
+        volume = volume[0]
     call = {
         "function": region.function,
         "volume": volume,
@@ -155,7 +129,7 @@ def build_call(region: Region, dhw: tuple[int, int, int], seed: int = 0) -> dict
         "border_mode": region.border_mode,
         "border_value": list(region.fill) if isinstance(region.fill, tuple) else region.fill,
     }
-    if region.function == "warp_affine3d":
+    if region.function == WARP:
         call["matrix"] = GENERAL if region.matrix == "general" else PLANE
         call["size"] = dhw
     else:
@@ -172,11 +146,22 @@ def _wobbly_coords(dhw: tuple[int, int, int], rng: np.random.Generator) -> np.nd
 
 def public(call: dict):
     """The public function with the call's arguments: the route under test."""
-    if call["function"] == "warp_affine3d":
+    if call["function"] == WARP:
         return api.warp_affine3d(
             call["volume"], call["matrix"], call["size"], layout=call["layout"], **_options(call)
         )
     return api.remap3d(call["volume"], call["coords"], layout=call["layout"], **_options(call))
+
+
+def route_of(call: dict) -> str:
+    """The route the public call takes for ``call`` at the current thread count, as the routers decide it."""
+    if call["function"] == WARP:
+        request = validation.validate_warp(
+            call["volume"], call["matrix"], call["size"], call["layout"], *_options(call).values()
+        )
+        return routers.warp_route(request)
+    request = validation.validate_remap(call["volume"], call["coords"], call["layout"], *_options(call).values())
+    return routers.remap_route(request)
 
 
 def _options(call: dict) -> dict:

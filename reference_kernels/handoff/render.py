@@ -1,4 +1,4 @@
-"""Turn benchmark results (schema ``torchperf-bench/2``) and reviewer notes into the handoff Markdown.
+"""Turn benchmark results (schema ``torchperf-bench/3``) and reviewer notes into the handoff Markdown.
 
 Figures come from the JSON, never from the notes; the notes carry what a benchmark cannot say (what
 was removed, why a faster rival was still not taken, what is left to do).
@@ -14,7 +14,7 @@ import jinja2
 
 from .markdown import sections
 
-SCHEMA = "torchperf-bench/2"
+SCHEMA = "torchperf-bench/3"
 
 #: Every handoff has these sections, in this order.
 SECTIONS = (
@@ -31,6 +31,9 @@ SECTIONS = (
 )
 #: A rival within this factor of the public call is a tie, not a regression.
 TIE = 1.05
+#: A peer library ahead of the public call by more than this factor is a regression: the spread
+#: measured between identical calls taken in turns.
+PEER_TIE = 1.03
 
 
 class ResultsError(ValueError):
@@ -60,10 +63,20 @@ class Row:
 
     @property
     def rivals(self) -> list[dict]:
-        return [c for c in self.raw["candidates"] if c["name"] not in ("public", "naive")]
+        return [c for c in self.raw["candidates"] if c["name"] not in ("public", "naive") and not c.get("peer")]
+
+    @property
+    def peers(self) -> list[dict]:
+        """Timed peer libraries (``--peers``)."""
+        return [c for c in self.raw["candidates"] if c.get("peer") and c["status"] == "ok"]
 
     def relative(self, candidate: dict) -> float:
         return candidate["median_ms"] / self.public["median_ms"]
+
+    @staticmethod
+    def public_over(peer: dict) -> float:
+        """Public time over the peer's, from the rounds' paired ratios (below 1: public is faster)."""
+        return 1.0 / peer["paired_ratio_to_public"]
 
 
 def render_handoff(results: dict, notes: str = "") -> str:
@@ -78,14 +91,22 @@ def render_handoff(results: dict, notes: str = "") -> str:
         undefined=jinja2.StrictUndefined,
     )
     environment.filters["median"] = lambda values: statistics.median(list(values))
+    environment.filters["peer_ratio"] = lambda pair: Row.public_over(pair[1])
     template = environment.get_template("handoff.md.j2")
+    peers = [(row, peer) for row in rows for peer in row.peers]
     return template.render(
         env=results["environment"],
         provenance=results["provenance"],
         rows=rows,
         routes=_by_route(rows),
+        peers=peers,
+        peer_tie=PEER_TIE,
         regressions=[
-            r for r in rows if r.ratio >= 1.0 or any(_beats(r, c) for c in r.rivals if c["backend"] == "torch")
+            r
+            for r in rows
+            if r.ratio >= 1.0
+            or any(_beats(r, c) for c in r.rivals if c["backend"] == "torch")
+            or any(r.public_over(p) > PEER_TIE for p in r.peers)
         ],
         rejected=[(r, c) for r in rows for c in r.rivals if not _beats(r, c)],
         faster_elsewhere=[(r, c) for r in rows for c in r.rivals if _beats(r, c)],

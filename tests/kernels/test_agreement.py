@@ -103,6 +103,42 @@ def test_warp_matches_reference(matrix, layout, dtype, channels, interpolation, 
             assert_agrees(result, case, coords, interpolation, border_mode, border_value, dtype)
 
 
+@pytest.mark.parametrize("layout", ["DHWC", "NDHWC"])
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+@pytest.mark.parametrize("channels", [1, 3, 4, 5])
+@pytest.mark.parametrize("border_mode", ["constant", "replicate"])
+def test_numpy_plane_warps_match_reference_with_and_without_opencv(layout, dtype, channels, border_mode, opencv):
+    coords = reference.warp_coords(PLANE, IN_DHW)
+    for batch in BATCHES if layout.startswith("N") else [1]:
+        for border_value in fills(border_mode, channels):
+            case = make_case(layout, dtype, batch, channels, IN_DHW, seed=batch)
+            fill = scaled_fill(border_value, dtype)
+            result = warp_affine3d(
+                case.volume, PLANE, IN_DHW, layout=layout, border_mode=border_mode, border_value=fill
+            )
+            assert isinstance(result, np.ndarray) and result.dtype == case.volume.dtype
+            assert_agrees(result, case, coords, "linear", border_mode, border_value, dtype)
+
+
+def test_the_opencv_route_is_taken_only_where_it_applies(opencv, monkeypatch):
+    from torchperf_lint.reference_kernels import opencv_planes, routers
+    from torchperf_lint.reference_kernels.validation import validate_warp
+
+    def route(volume, layout, matrix=PLANE, interpolation="linear"):
+        size = {"NDHWC": volume.shape[1:4], "DHWC": volume.shape[:3]}.get(layout, volume.shape[-3:])
+        return routers.warp_route(validate_warp(volume, matrix, tuple(size), layout, interpolation, "constant", 0))
+
+    array = np.zeros((2, 4, 5, 6, 3), np.float32)
+    assert route(array, "NDHWC") == ("opencv-planes" if opencv else "plane-merged")
+    assert route(array[0], "DHWC") == ("opencv-planes" if opencv else "plane-merged")
+    assert route(np.zeros((2, 4, 5, 6, 5), np.float32), "NDHWC") == "plane-merged"  # more than 4 channels
+    assert route(array, "NDHWC", interpolation="nearest") == "general-3d"  # channels-last: no fold
+    assert route(array, "NDHWC", matrix=GENERAL) == "general-3d"
+    assert route(torch.zeros(2, 3, 4, 5, 6), "NCDHW") == "plane-fold"
+    monkeypatch.setattr(opencv_planes, "OPENCV_MIN_SLICE_VOXELS", 31)
+    assert route(array, "NDHWC") == "plane-merged"  # 5 x 6 voxels per slice is below the threshold
+
+
 def remap_coords(out_dhw, seed: int = 7) -> np.ndarray:
     """A smooth non-affine map that also reaches outside the input on every side."""
     rng = np.random.default_rng(seed)

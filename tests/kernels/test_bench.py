@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import subprocess
+import sys
+from collections import Counter
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("scipy")
 
+from torchperf_lint.reference_kernels.bench import (
+    heap,  # noqa: E402
+    measure,  # noqa: E402
+)
 from torchperf_lint.reference_kernels.bench.__main__ import main  # noqa: E402
+from torchperf_lint.reference_kernels.bench.measure import balanced_orders, time_interleaved  # noqa: E402
+from torchperf_lint.reference_kernels.bench.peers import PEERS, normalised_grid  # noqa: E402
 from torchperf_lint.reference_kernels.bench.provenance import package_root, source_sha256  # noqa: E402
 from torchperf_lint.reference_kernels.handoff import SECTIONS, render_handoff  # noqa: E402
 
@@ -27,14 +39,24 @@ def results(tmp_path_factory) -> dict:
 
 
 def test_every_requested_region_is_timed_with_public_and_naive(results):
-    assert results["schema"] == "torchperf-bench/2"
+    assert results["schema"] == "torchperf-bench/3"
     assert [r["id"] for r in results["regions"]] == ["warp-c1-n4", "warp-u8-c3-n2-fill", "plane-c3-n4-numpy"]
     for region in results["regions"]:
         named = {c["name"]: c for c in region["candidates"]}
+        timed = [c for c in region["candidates"] if c["status"] == "ok"]
+        cycle = len(balanced_orders(len(timed)))
         for name in ("public", "naive"):
             assert named[name]["status"] == "ok"
             assert 0 < named[name]["min_ms"] <= named[name]["median_ms"] <= named[name]["max_ms"]
-            assert named[name]["samples"] == 9
+            # at least 9 rounds, in whole cycles of balanced orders
+            assert named[name]["samples"] == -(-9 // cycle) * cycle
+        assert all("paired_ratio_to_public" in c for c in timed if c["name"] != "public")
+
+
+def test_each_region_records_the_route_the_routers_took(results):
+    routes = {r["id"]: r["route"] for r in results["regions"]}
+    assert routes["warp-c1-n4"] == "fold" and routes["warp-u8-c3-n2-fill"] == "fold"
+    assert routes["plane-c3-n4-numpy"] == "plane-merged"  # 6 x 8 voxels a slice: too small for OpenCV
 
 
 def test_rivals_are_checked_before_timing(results):
@@ -44,9 +66,87 @@ def test_rivals_are_checked_before_timing(results):
     agreement = {c["name"]: c.get("agreement") for c in fold["candidates"]}
     assert agreement == {"public": None, "naive": "passed", "batched-3d": "passed", "fold-one-group": "passed",
                          "scipy": "passed"}  # fmt: skip
-    plane = next(r for r in results["regions"] if r["id"] == "plane-c3-n4-numpy")
-    opencv = next(c for c in plane["candidates"] if c["name"] == "opencv")
-    assert opencv["status"] in {"ok", "not-run"}
+
+
+def test_a_peer_is_checked_and_timed_like_a_rival_or_marked_not_installed(tmp_path, monkeypatch):
+    def missing(call):
+        raise ModuleNotFoundError("No module named 'albucore'", name="albucore")
+
+    out = tmp_path / "peers.json"
+    argv = [
+        "--quick",
+        "--threads",
+        "1",
+        "--regions",
+        "remap-c1-n1,plane-c3-n1",
+        "--size",
+        "4,6,8",
+        "--peers",
+        "albucore",
+    ]
+    assert main([*argv, "--json", str(out)]) == 0
+    installed = json.loads(out.read_text())
+    monkeypatch.setitem(PEERS, "albucore", missing)
+    assert main([*argv, "--json", str(out)]) == 0
+    absent = json.loads(out.read_text())
+    for region in absent["regions"]:
+        peer = next(c for c in region["candidates"] if c["name"] == "albucore")
+        assert peer == {"name": "albucore", "backend": "albucore", "peer": True, "status": "not-run",
+                        "reason": "not installed: albucore"}  # fmt: skip
+    if importlib.util.find_spec("albucore") is None:
+        pytest.skip("albucore is not installed")
+    for region in installed["regions"]:
+        peer = next(c for c in region["candidates"] if c["name"] == "albucore")
+        assert (peer["status"], peer["agreement"], peer["peer"]) == ("ok", "passed", True)
+        assert peer["paired_ratio_to_public"] > 0 and peer["peak_extra_mb"] is not None
+
+
+def test_normalised_grid_is_what_grid_sample_reads_for_a_voxel():
+    grid = normalised_grid(np.array([[[[0.0, 0.0, 0.0], [3.0, 1.0, 4.0]]]], np.float32), (5, 2, 4))
+    np.testing.assert_allclose(grid[0, 0, 0], [-0.75, -0.5, -0.8])
+    np.testing.assert_allclose(grid[0, 0, 1], [0.75, 0.5, 0.8])
+
+
+@pytest.mark.parametrize("count", range(1, 8))
+def test_balanced_orders_let_every_candidate_follow_every_other_equally_often(count):
+    orders = balanced_orders(count)
+    assert all(sorted(order) == list(range(count)) for order in orders)
+    follows = Counter((order[i], order[i + 1]) for order in orders for i in range(count - 1))
+    assert set(follows) == {(a, b) for a in range(count) for b in range(count) if a != b}
+    assert len(set(follows.values())) <= 1
+
+
+def test_paired_ratios_compare_calls_taken_in_the_same_round(monkeypatch):
+    clock = [0]
+    other_ms = iter([20, 20, 5, 20, 1, 1])  # two warm-up calls, then four rounds
+
+    def advance(ms):
+        clock[0] += int(ms * 1e6)
+
+    monkeypatch.setattr(measure.time, "perf_counter_ns", lambda: clock[0])
+    calls = {"public": lambda: advance(10), "other": lambda: advance(next(other_ms))}
+    timings = time_interleaved(calls, reference="public", warmup=1, samples=4)
+    assert timings["other"].samples == timings["public"].samples == 4
+    assert (timings["public"].median_ms, timings["public"].paired_ratio) == (10.0, 1.0)
+    # rounds of 20, 5, 20, 1 ms against 10 ms each: ratios 2, 0.5, 2, 0.1
+    assert (timings["other"].median_ms, timings["other"].paired_ratio) == (12.5, 1.25)
+
+
+def test_heap_modes_run_in_a_child_with_their_tunables(tmp_path):
+    out = tmp_path / "cold.json"
+    argv = ["--quick", "--threads", "1", "--regions", "warp-c1-n1", "--size", "2,3,4", "--heap", "cold"]
+    completed = subprocess.run(
+        [sys.executable, "-m", "torchperf_lint.reference_kernels.bench", *argv, "--json", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={key: value for key, value in os.environ.items() if key not in ("GLIBC_TUNABLES", heap.CHILD_MARK)},
+    )
+    assert completed.returncode == 0, completed.stderr
+    recorded = json.loads(out.read_text())["provenance"]
+    assert recorded["heap"] == {"mode": "cold", "glibc_tunables": heap.TUNABLES["cold"]}
+    assert recorded["command"].endswith(" ".join([*argv, "--json", str(out)]))
+    assert heap.needs_child("warm") and not heap.needs_child("default")
 
 
 def test_parameters_and_environment_are_recorded(results):

@@ -7,8 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchperf_lint.reference_kernels import layouts, remap3d, sampling, warp_affine3d  # noqa: E402
-from torchperf_lint.reference_kernels.routers import FOLD_MIN_BATCH  # noqa: E402
+from torchperf_lint.reference_kernels import layouts, remap3d, routers, sampling, validation, warp_affine3d  # noqa: E402
+from torchperf_lint.reference_kernels.routers import FOLD_MIN_BATCH, PLANES_PER_ITEM  # noqa: E402
 
 from kernels.cases import make_case  # noqa: E402
 
@@ -158,26 +158,87 @@ def test_depth_split_takes_any_channel_count_but_needs_a_divisible_depth(sampler
     assert sampler.calls == [(2, 3, 4, 5, 6), (1, 1, 4, 5, 6), (2, 3, 4, 5, 6)]
 
 
-def test_multi_channel_batch_samples_once_with_a_shared_grid(sampler):
-    warp_affine3d(torch.rand(5, 3, 4, 5, 6), SHIFT, (4, 5, 6), layout="NCDHW", border_value=[1, 2, 3])
-    assert sampler.calls == [(5, 3, 4, 5, 6)]
+def test_a_multi_channel_batch_folds_into_channels_one_group_per_thread(sampler, monkeypatch):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
+    warp_affine3d(torch.rand(4, 3, 4, 5, 6), SHIFT, (4, 5, 6), layout="NCDHW", border_value=[1, 2, 3])
+    remap3d(torch.rand(4, 3, 4, 5, 6), torch.rand(3, 3, 3, 3), layout="NCDHW")
+    assert sampler.calls == [(2, 6, 4, 5, 6)] * 2
 
 
-def test_plane_warp_single_channel_folds_batch_and_depth_into_2d_channels(sampler):
+def test_a_batch_whose_items_do_not_merge_with_channels_samples_as_a_batch(sampler, monkeypatch):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
+    channels_last = np.random.rand(4, 4, 5, 6, 3).astype(np.float32)  # NDHWC: channels do not merge
+    warp_affine3d(channels_last, SHIFT, (4, 5, 6), layout="NDHWC")
+    every_other_channel = torch.rand(4, 6, 4, 5, 6)[:, ::2]  # strided, but still one axis with the batch
+    warp_affine3d(every_other_channel, SHIFT, (4, 5, 6), layout="NCDHW")
+    assert sampler.calls == [(4, 3, 4, 5, 6), (2, 6, 4, 5, 6)]
+
+
+def test_plane_warp_folds_batch_channels_and_depth_into_groups_of_planes(sampler):
     warp_affine3d(torch.rand(3, 1, 4, 5, 6), PLANE, (4, 7, 8), layout="NCDHW")
-    assert sampler.calls == [(1, 12, 5, 6)]
+    warp_affine3d(torch.rand(4, 3, 8, 5, 6), PLANE, (8, 7, 8), layout="NCDHW")
+    warp_affine3d(torch.rand(3, 5, 5, 6), PLANE, (5, 7, 8), layout="CDHW")
+    assert sampler.calls == [(1, 12, 5, 6), (6, PLANES_PER_ITEM, 5, 6), (1, 15, 5, 6)]
 
 
-def test_plane_warp_merges_batch_and_depth_when_that_is_a_view(sampler):
+def test_a_lone_multi_channel_plane_warp_allocates_nothing_beyond_the_result(monkeypatch):
+    outputs = []
+    real = torch.nn.functional.grid_sample
+
+    def keep(work, grid, **kwargs):
+        outputs.append(real(work, grid, **kwargs))
+        return outputs[-1]
+
+    monkeypatch.setattr(sampling.F, "grid_sample", keep)
+    result = warp_affine3d(torch.rand(3, 16, 20, 24), PLANE, (16, 20, 24), layout="CDHW")
+    assert len(outputs) == 1
+    assert result.untyped_storage().data_ptr() == outputs[0].untyped_storage().data_ptr()
+
+
+def test_plane_warp_merges_batch_and_depth_when_that_is_a_view(sampler, without_opencv):
     warp_affine3d(np.random.rand(3, 4, 5, 6, 2).astype(np.float32), PLANE, (4, 7, 8), layout="NDHWC")
-    assert sampler.calls == [(12, 2, 5, 6)]
+    warp_affine3d(np.random.rand(4, 5, 6, 2).astype(np.float32), PLANE, (4, 7, 8), layout="DHWC")
+    assert sampler.calls == [(12, 2, 5, 6), (4, 2, 5, 6)]
 
 
-def test_plane_warp_samples_per_volume_when_merging_would_copy(sampler):
-    warp_affine3d(torch.rand(3, 2, 4, 5, 6), PLANE, (4, 7, 8), layout="NCDHW")
+def test_plane_warp_samples_per_volume_when_nothing_merges(sampler):
+    every_other_channel = torch.rand(3, 4, 4, 5, 6)[:, ::2]  # channels and depth do not merge
+    warp_affine3d(every_other_channel, PLANE, (4, 7, 8), layout="NCDHW")
     assert sampler.calls == [(4, 2, 5, 6)] * 3
 
 
-def test_nearest_plane_warp_keeps_the_3d_sampler(sampler):
+def test_nearest_plane_warp_keeps_the_3d_sampler(sampler, monkeypatch):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
     warp_affine3d(torch.rand(3, 2, 4, 5, 6), PLANE, (4, 7, 8), layout="NCDHW", interpolation="nearest")
-    assert sampler.calls == [(3, 2, 4, 5, 6)]
+    assert sampler.calls == [(2, 3, 4, 5, 6)]
+
+
+@pytest.mark.parametrize(
+    ("function", "volume", "argument", "layout", "route"),
+    [
+        ("warp", torch.rand(2, 1, 4, 5, 6), SHIFT, "NCDHW", "fold"),
+        ("warp", torch.rand(1, 4, 5, 6), SHIFT, "CDHW", "depth-split"),
+        ("warp", torch.rand(1, 3, 5, 6), SHIFT, "CDHW", "general-3d"),
+        ("warp", torch.rand(2, 3, 5, 6), PLANE, "CDHW", "plane-fold"),
+        ("remap", torch.rand(1, 4, 5, 6), torch.rand(4, 2, 2, 3), "CDHW", "depth-split"),
+        ("remap", torch.rand(3, 2, 4, 5, 6), torch.rand(4, 2, 2, 3), "NCDHW", "fold"),
+    ],
+)
+def test_the_route_the_benchmark_records_is_the_route_dispatched(
+    function, volume, argument, layout, route, monkeypatch
+):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
+    if function == "warp":
+        request = validation.validate_warp(
+            volume, argument, tuple(volume.shape[-3:]), layout, "linear", "constant", 0
+        )
+        run, planned = routers.warp_router, routers.warp_route(request)
+    else:
+        request = validation.validate_remap(volume, argument, layout, "linear", "constant", 0)
+        run, planned = routers.remap_router, routers.remap_route(request)
+    dispatched = []
+    for helper in ("_sample_volumes", "_sample_planes"):
+        real = getattr(routers, helper)
+        monkeypatch.setattr(routers, helper, lambda *args, real=real: dispatched.append(args[-1]) or real(*args))
+    run(request)
+    assert dispatched == [planned] == [route]
