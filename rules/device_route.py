@@ -72,10 +72,11 @@ class DeviceRoute(Rule):
     fix_safety = (
         "`.cuda()`, `.xpu()` and friends are removed, leaving the receiver; `volume = volume.cuda()` "
         "is removed whole (or becomes `pass` when it is the only statement of its block) rather than "
-        "left as `volume = volume`. On a CPU tensor the values are the same, but the call returned a "
-        "copy and the receiver is the caller's own object, so a later in-place write would now reach "
-        "it: unsafe. Device literals, `torch.device` and `torch.cuda` checks have no fix: the right "
-        "CPU route depends on what the branch does."
+        "left as `volume = volume`, and `volume: T = volume.cuda()` keeps only its annotation. On a "
+        "CPU tensor the values are the same, but the call returned a copy and the receiver is the "
+        "caller's own object, so a later in-place write would now reach it: unsafe. Device literals, "
+        "`torch.device` and `torch.cuda` checks have no fix: the right CPU route depends on what the "
+        "branch does."
     )
     valid = (
         "import torch\ny = x.to(torch.float32)\n",
@@ -90,6 +91,11 @@ class DeviceRoute(Rule):
     )
     invalid = (
         Invalid("import torch\ny = x.cuda()\n", ((2, 5),), fixed="import torch\ny = x\n"),
+        Invalid(
+            "import torch\ndef f(volume):\n    volume: torch.Tensor = volume.cuda()\n    return volume\n",
+            ((3, 28),),
+            fixed="import torch\ndef f(volume):\n    volume: torch.Tensor\n    return volume\n",
+        ),
         Invalid(
             "import torch\ny = x.float().cuda(non_blocking=True)\n",
             ((2, 5),),
@@ -220,13 +226,24 @@ def _condition_of(ancestors: list[cst.CSTNode]) -> cst.BooleanOperation | None:
 
 def _drop_device_call(ctx, call: cst.Call) -> PendingFix | None:
     """``x.cuda(...)`` -> ``x``: the value is the same, but ``x`` is now returned itself, not a copy.
-    ``x = x.cuda()`` would become ``x = x``, so the statement goes (``pass`` if it is alone)."""
+    ``x = x.cuda()`` would become ``x = x``, so the statement goes (``pass`` if it is alone), and
+    ``x: T = x.cuda()`` keeps its annotation alone (``x: T``)."""
     if not isinstance(call.func, cst.Attribute):
         return None
     receiver = source_of(call.func.value)
     message = f"Remove `.{call.func.attr.value}()`"
     ancestors = ctx.ancestors
     assign, line, block = (ancestors[-2], ancestors[-3], ancestors[-4]) if len(ancestors) > 3 else (None,) * 3
+    if (
+        isinstance(assign, cst.AnnAssign)
+        and assign.value is call
+        and isinstance(assign.target, cst.Name)
+        and assign.target.value == receiver
+    ):
+        annotated = f"{receiver}: {source_of(assign.annotation.annotation)}"
+        return PendingFix(
+            UNSAFE, f"{message}, keeping the annotation of `{receiver}`", (NodeEdit(assign, annotated),)
+        )
     rebinds_itself = (
         isinstance(assign, cst.Assign)
         and len(assign.targets) == 1
