@@ -87,20 +87,24 @@ def scaled_fill(border_value, dtype):
 def test_warp_matches_reference(matrix, layout, dtype, channels, interpolation, border_mode):
     out_dhw = IN_DHW if matrix is PLANE else OUT_DHW
     coords = reference.warp_coords(matrix, out_dhw)
+    for case, border_value in _cases(layout, dtype, channels, border_mode):
+        result = warp_affine3d(
+            case.volume,
+            matrix,
+            out_dhw,
+            layout=layout,
+            interpolation=interpolation,
+            border_mode=border_mode,
+            border_value=scaled_fill(border_value, dtype),
+        )
+        assert_agrees(result, case, coords, interpolation, border_mode, border_value, dtype)
+
+
+def _cases(layout: str, dtype: str, channels: int, border_mode: str):
+    """An input for every batch size the layout takes, with every fill the border mode takes."""
     for batch in BATCHES if layout.startswith("N") else [1]:
         for border_value in fills(border_mode, channels):
-            case = make_case(layout, dtype, batch, channels, IN_DHW, seed=batch)
-            fill = scaled_fill(border_value, dtype)
-            result = warp_affine3d(
-                case.volume,
-                matrix,
-                out_dhw,
-                layout=layout,
-                interpolation=interpolation,
-                border_mode=border_mode,
-                border_value=fill,
-            )
-            assert_agrees(result, case, coords, interpolation, border_mode, border_value, dtype)
+            yield make_case(layout, dtype, batch, channels, IN_DHW, seed=batch), border_value
 
 
 @pytest.mark.parametrize("layout", ["DHWC", "NDHWC"])
@@ -109,15 +113,13 @@ def test_warp_matches_reference(matrix, layout, dtype, channels, interpolation, 
 @pytest.mark.parametrize("border_mode", ["constant", "replicate"])
 def test_numpy_plane_warps_match_reference_with_and_without_opencv(layout, dtype, channels, border_mode, opencv):
     coords = reference.warp_coords(PLANE, IN_DHW)
-    for batch in BATCHES if layout.startswith("N") else [1]:
-        for border_value in fills(border_mode, channels):
-            case = make_case(layout, dtype, batch, channels, IN_DHW, seed=batch)
-            fill = scaled_fill(border_value, dtype)
-            result = warp_affine3d(
-                case.volume, PLANE, IN_DHW, layout=layout, border_mode=border_mode, border_value=fill
-            )
-            assert isinstance(result, np.ndarray) and result.dtype == case.volume.dtype
-            assert_agrees(result, case, coords, "linear", border_mode, border_value, dtype)
+    for case, border_value in _cases(layout, dtype, channels, border_mode):
+        fill = scaled_fill(border_value, dtype)
+        result = warp_affine3d(
+            case.volume, PLANE, IN_DHW, layout=layout, border_mode=border_mode, border_value=fill
+        )
+        assert isinstance(result, np.ndarray) and result.dtype == case.volume.dtype
+        assert_agrees(result, case, coords, "linear", border_mode, border_value, dtype)
 
 
 def test_the_opencv_route_is_taken_only_where_it_applies(opencv, monkeypatch):
@@ -159,18 +161,16 @@ def remap_coords(out_dhw, seed: int = 7) -> np.ndarray:
 def test_remap_matches_reference(layout, dtype, channels, interpolation, border_mode, coords_container):
     coords = remap_coords(OUT_DHW)
     given = torch.from_numpy(coords) if coords_container == "torch" else coords
-    for batch in BATCHES if layout.startswith("N") else [1]:
-        for border_value in fills(border_mode, channels):
-            case = make_case(layout, dtype, batch, channels, IN_DHW, seed=batch)
-            result = remap3d(
-                case.volume,
-                given,
-                layout=layout,
-                interpolation=interpolation,
-                border_mode=border_mode,
-                border_value=scaled_fill(border_value, dtype),
-            )
-            assert_agrees(result, case, coords.astype(np.float64), interpolation, border_mode, border_value, dtype)
+    for case, border_value in _cases(layout, dtype, channels, border_mode):
+        result = remap3d(
+            case.volume,
+            given,
+            layout=layout,
+            interpolation=interpolation,
+            border_mode=border_mode,
+            border_value=scaled_fill(border_value, dtype),
+        )
+        assert_agrees(result, case, coords.astype(np.float64), interpolation, border_mode, border_value, dtype)
 
 
 @pytest.mark.parametrize("matrix", [GENERAL, PLANE], ids=["general", "plane"])
