@@ -29,7 +29,8 @@ _AVAILABLE = cv2 is not None and int(cv2.__version__.split(".")[0]) >= _MIN_MAJO
 
 #: NumPy plane warps take this route from this many voxels per depth slice on: below it, one Python
 #: call per slice costs more than the single Torch sampler call saves.
-#: Evidence for 1024: opencv-planes ahead of volume-3d in plane-c3-n4-numpy, plane-u8-c3-n4-numpy-fill
+#: Evidence for 1024: opencv-planes ahead of plane-slices in plane-c3-n4-numpy, plane-u8-c3-n4-numpy-fill;
+#:   plane-merged ahead of opencv in plane-c3-n16-numpy-small
 OPENCV_MIN_SLICE_VOXELS = 1024
 
 

@@ -72,11 +72,13 @@ class DefensiveMaterialization(Rule):
         "`torch.view_as_complex`, a compiled extension under `torch.ops`) or makes the same copy itself "
         "(softmax and log-softmax, a convolution's weight, the real-to-complex FFTs "
         "`torch.fft.rfft`/`rfft2`/`rfftn`: profiled, their CPU kernels copy such an input first), so "
-        "dropping it saves nothing, or reduces along an axis (cross products, norms, `F.normalize`: "
-        "profiled along a permuted axis, they ran 1.5 to 10 times slower on the view than the copy and "
-        "the reduction together), so the copy pays for itself. Not exempt, because the rule cannot tell: "
-        "a `.contiguous()` kept for a measured layout benefit of some other operation; suppress those "
-        "with `# noqa: TPL101` and a comment. Files that never import torch are skipped."
+        "dropping it saves nothing, or works along an axis given as `dim=` (a norm, `F.normalize`, a "
+        "cross product: profiled along a permuted axis, they ran 1.6 to 10 times slower on the view "
+        "than the copy and the operation together), so the copy can pay for itself; the rule cannot see "
+        "which axis the view moved, so any `dim=` counts. Not exempt, because the rule cannot tell: a "
+        "`.contiguous()` kept for a measured layout benefit of some other operation, or of these "
+        "without `dim=`; suppress those with `# noqa: TPL101` and a comment. Files that never import "
+        "torch are skipped."
     ) + test_files(
         "tests copy inputs to check afterwards that the kernel left them untouched, "
         "and nothing in them is measured"
@@ -156,6 +158,13 @@ class DefensiveMaterialization(Rule):
         Invalid(
             "import torch\ndef f(x):\n    c = x.clone()\n    return torch.linalg.vector_norm(c, dim=-1)\n",
             ((3, 9),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    a = x.transpose(-1, -2).contiguous().norm()\n"
+            "    b = torch.norm(x.permute(1, 0).contiguous())\n    return a, b\n",
+            ((3, 9), (4, 20)),
+            fixed="import torch\ndef f(x):\n    a = x.transpose(-1, -2).norm()\n"
+            "    b = torch.norm(x.permute(1, 0))\n    return a, b\n",
         ),
         Invalid(
             "import torch\ndef f(x, result):\n"

@@ -70,9 +70,10 @@ class DeviceRoute(Rule):
     )
     fix = UNSAFE
     fix_safety = (
-        "`.cuda()`, `.xpu()` and friends are removed, leaving the receiver; `volume = volume.cuda()` "
+        "`.cuda()` and `.xpu()` are removed, leaving the receiver; `volume = volume.cuda()` "
         "is removed whole (or becomes `pass` when it is the only statement of its block) rather than "
-        "left as `volume = volume`, and `volume: T = volume.cuda()` keeps only its annotation. On a "
+        "left as `volume = volume`, and `volume: T = volume.cuda()` keeps only its annotation (in a "
+        "function or module; in a class body only the call goes, so the class attribute stays). On a "
         "CPU tensor the values are the same, but the call returned a copy and the receiver is the "
         "caller's own object, so a later in-place write would now reach it: unsafe. Device literals, "
         "`torch.device` and `torch.cuda` checks have no fix: the right CPU route depends on what the "
@@ -91,6 +92,11 @@ class DeviceRoute(Rule):
     )
     invalid = (
         Invalid("import torch\ny = x.cuda()\n", ((2, 5),), fixed="import torch\ny = x\n"),
+        Invalid(
+            "import torch\nclass Holder:\n    volume: torch.Tensor = volume.cuda()\n",
+            ((3, 28),),
+            fixed="import torch\nclass Holder:\n    volume: torch.Tensor = volume\n",
+        ),
         Invalid(
             "import torch\ndef f(volume):\n    volume: torch.Tensor = volume.cuda()\n    return volume\n",
             ((3, 28),),
@@ -227,7 +233,8 @@ def _condition_of(ancestors: list[cst.CSTNode]) -> cst.BooleanOperation | None:
 def _drop_device_call(ctx, call: cst.Call) -> PendingFix | None:
     """``x.cuda(...)`` -> ``x``: the value is the same, but ``x`` is now returned itself, not a copy.
     ``x = x.cuda()`` would become ``x = x``, so the statement goes (``pass`` if it is alone), and
-    ``x: T = x.cuda()`` keeps its annotation alone (``x: T``)."""
+    ``x: T = x.cuda()`` keeps its annotation alone (``x: T``) where ``x`` is a local or module name;
+    in a class body ``x: T`` would drop the class attribute, so there only the call goes."""
     if not isinstance(call.func, cst.Attribute):
         return None
     receiver = source_of(call.func.value)
@@ -236,6 +243,7 @@ def _drop_device_call(ctx, call: cst.Call) -> PendingFix | None:
     assign, line, block = (ancestors[-2], ancestors[-3], ancestors[-4]) if len(ancestors) > 3 else (None,) * 3
     if (
         isinstance(assign, cst.AnnAssign)
+        and not _in_class_body(ancestors)
         and assign.value is call
         and isinstance(assign.target, cst.Name)
         and assign.target.value == receiver
@@ -257,3 +265,9 @@ def _drop_device_call(ctx, call: cst.Call) -> PendingFix | None:
     alone = isinstance(block, cst.IndentedBlock) and len(block.body) == 1
     edit = NodeEdit(assign, "pass") if alone else NodeEdit(line, whole_lines=True)
     return PendingFix(UNSAFE, f"{message} and the statement that rebinds `{receiver}` to itself", (edit,))
+
+
+def _in_class_body(ancestors: list[cst.CSTNode]) -> bool:
+    """Whether the innermost function or class around the node is a class."""
+    scope = next((node for node in reversed(ancestors) if isinstance(node, cst.FunctionDef | cst.ClassDef)), None)
+    return isinstance(scope, cst.ClassDef)

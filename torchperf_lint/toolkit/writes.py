@@ -80,14 +80,16 @@ _PROPERTY_ATTRIBUTES = frozenset(
     "shape dtype device ndim layout is_cuda is_cpu is_mps is_sparse is_quantized is_leaf requires_grad "
     "grad_fn names itemsize nbytes is_contiguous".split()
 )
-#: Methods that need contiguous memory, make their receiver contiguous themselves (profiled on CPU:
-#: softmax and log-softmax call ``contiguous()`` on their input), or reduce along an axis (see
-#: ``AXIS_REDUCTIONS``), so a ``.contiguous()`` before them is no extra pass.
-CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "norm", "cross"})
-#: Reductions along one axis whose CPU kernels run far faster on contiguous memory than along a
-#: permuted axis, so a copy feeding them pays for itself. Profiled on one thread, over the last axis
-#: of a channels-last view of a (4, 3, 256, 256) tensor: a vector norm took 29 ms on the view and
-#: 2.9 ms with the copy included, ``normalize`` 34 ms and 4.8 ms, a cross product 13 ms and 8 ms.
+#: Methods that need contiguous memory, or make their receiver contiguous themselves (profiled on CPU:
+#: softmax and log-softmax call ``contiguous()`` on their input), so a ``.contiguous()`` before them is
+#: no extra pass.
+CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax"})
+#: Operations along one axis, given as ``dim=``, whose CPU kernels run far faster on contiguous memory
+#: than along a permuted axis, so a copy feeding them pays for itself. Profiled on one thread, over the
+#: last axis of a channels-last view of a (4, 3, 256, 256) tensor: a vector norm took 29 ms on the view
+#: and 2.9 ms with the copy included, ``normalize`` 34 ms and 4.8 ms, a cross product 13 ms and 8 ms.
+#: Without ``dim=`` (a norm over everything, say) nothing runs along a permuted axis.
+AXIS_METHODS = frozenset({"norm", "cross"})
 AXIS_REDUCTIONS = frozenset(
     {
         "torch.cross",
@@ -297,12 +299,13 @@ def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> b
     """Whether ``call`` needs its argument ``arg`` (or its receiver, for ``arg=None``) in contiguous
     memory, or makes it contiguous itself: then a ``.contiguous()`` feeding it is no extra pass."""
     func = call.func
+    method = func.attr.value if isinstance(func, cst.Attribute) else None
     if arg is None:
-        return isinstance(func, cst.Attribute) and func.attr.value in CONTIGUOUS_METHODS
+        return method in CONTIGUOUS_METHODS or (method in AXIS_METHODS and _along_given_axis(call))
     positional = [a for a in call.args if a.keyword is None and not a.star]
     qualname = ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
     if qualname is None:
-        if isinstance(func, cst.Attribute) and func.attr.value == "cross":  # x.cross(y): y is the other factor
+        if method == "cross" and _along_given_axis(call):  # x.cross(y, dim=-1): y is the other factor
             return (bool(positional) and positional[0] is arg) or (
                 arg.keyword is not None and arg.keyword.value == "other"
             )
@@ -310,8 +313,10 @@ def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> b
     if qualname.startswith("torch.ops."):
         return True
     if qualname in AXIS_REDUCTIONS:
+        if not _along_given_axis(call):
+            return False
         factors = any(a is arg for a in positional[:2])
-        return factors or (arg.keyword is not None and arg.keyword.value in ("input", "other"))
+        return factors or (arg.keyword is not None and arg.keyword.value in ("input", "other", "x", "A"))
     if qualname in CONTIGUOUS_FUNCTIONS:
         first = bool(positional) and positional[0] is arg
         return first or (arg.keyword is not None and arg.keyword.value == "input")
@@ -320,6 +325,10 @@ def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> b
             arg.keyword is not None and arg.keyword.value == "weight"
         )
     return False
+
+
+def _along_given_axis(call: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == "dim" for arg in call.args)
 
 
 def is_view_call(ctx: FileContext, call: cst.Call) -> bool:
@@ -512,7 +521,7 @@ class _Collector:
                 self._event(self.shared(receiver), WRITTEN)
             elif method in MUTATING_METHODS:
                 self._event(self.shared(receiver), MUTATED)
-            elif method in CONTIGUOUS_METHODS and isinstance(receiver, cst.Name):
+            elif isinstance(receiver, cst.Name) and needs_contiguous(ctx, call, None):
                 self._event({receiver.value}, VIEWED)
             if method in KEEPING_METHODS:
                 for arg in call.args:
