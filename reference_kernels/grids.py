@@ -104,12 +104,23 @@ def remap_grid(coords: torch.Tensor, in_dhw: tuple[int, int, int], *, in_place: 
     are tiled along a whole row of W * 3 values, so the multiply-add runs over long contiguous rows
     rather than broadcasting over an inner axis of 3 (about ten times faster).
     """
-    scale, offset = _normaliser(in_dhw[::-1])
     if not coords.is_contiguous():
         in_place, coords = True, coords.contiguous()  # the contiguous copy is this call's own buffer
     width = coords.shape[2]
     rows = coords.view(-1, width * 3)
-    scale_row = torch.from_numpy(np.tile(scale, width).astype(np.float32))
-    offset_row = torch.from_numpy(np.tile(offset, width).astype(np.float32))
+    scale_row, offset_row = _normaliser_rows(tuple(in_dhw), width)
     normalised = torch.addcmul(offset_row, rows, scale_row, out=rows if in_place else None)
     return normalised.view(coords.shape).unsqueeze(0)
+
+
+@functools.lru_cache(maxsize=64)
+def _normaliser_rows(in_dhw: tuple[int, int, int], width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The ``(x, y, z)`` scale and offset repeated along a row of ``width`` points, in float32.
+
+    Cached because building them costs as much as normalising a small map; every call only reads them.
+    """
+    scale, offset = _normaliser(in_dhw[::-1])
+    return (
+        torch.from_numpy(np.tile(scale, width).astype(np.float32)),
+        torch.from_numpy(np.tile(offset, width).astype(np.float32)),
+    )

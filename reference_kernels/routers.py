@@ -41,6 +41,7 @@ FOLD_MAX_CHANNELS = 12
 #: one: enough planes to share each point's weights, few enough that their rows stay in cache. Neither
 #: neighbour wins everywhere: 32 planes per item was faster on most 32x64x64 rows and 8 on some
 #: 64x128x128 ones, by at most 12%, while 16 beat one item per slice (plane-slices) in every row.
+#: Channel volumes whose depth does not merge with their channels are sampled this many slices at a time.
 #: Evidence for 16: plane-fold ahead of plane-slices in plane-c1-n4, plane-c3-n1, plane-c3-n4;
 #:   plane-fold ahead of plane-8 in plane-c3-n1@2; plane-fold ahead of plane-32 in plane-c3-n1@2
 PLANES_PER_ITEM = 16
@@ -131,7 +132,7 @@ def _volume_route(work: torch.Tensor, out_depth: int) -> str:
 def _plane_route(work: torch.Tensor) -> str:
     if _can_merge(work, 0) and _can_merge(work, 1):
         return "plane-fold"
-    return "plane-merged" if _can_merge(work.transpose(1, 2), 0) else "plane-per-volume"
+    return "plane-merged" if _can_merge(work.transpose(1, 2), 0) else "plane-volumes"
 
 
 def _should_fold_batch(work: torch.Tensor) -> bool:
@@ -190,8 +191,8 @@ def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOpti
 
 
 def _sample_planes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions, route: str) -> torch.Tensor:
-    """2D sampling of every depth slice with one shared plane grid; the result is NCDHW (a view of
-    the sampler's output, in whatever order the route produced it)."""
+    """2D sampling of every depth slice with one shared plane grid; the result is a float32 NCDHW
+    tensor this call owns, in whatever memory order the route produced it."""
     batch, channels, depth = work.shape[:3]
     out_hw = grid.shape[1:3]
     if route == "plane-fold":  # Route: plane-fold
@@ -200,13 +201,26 @@ def _sample_planes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptio
         stacked = work.reshape(planes // per_item, per_item, *work.shape[3:])
         sampled = sample(stacked, grid.expand(planes // per_item, -1, -1, -1), options)
         return sampled.view(batch, channels, depth, *out_hw)
-    slices = work.transpose(1, 2)  # N, D, C, H, W
     if route == "plane-merged":  # Route: plane-merged
-        planes = slices.reshape(batch * depth, channels, *work.shape[3:])
+        planes = work.transpose(1, 2).reshape(batch * depth, channels, *work.shape[3:])
         sampled = sample(planes, grid.expand(batch * depth, -1, -1, -1), options)
         return sampled.view(batch, depth, channels, *out_hw).transpose(1, 2)
-    out = torch.empty((batch, depth, channels, *out_hw), dtype=torch.float32)
-    per_volume_grid = grid.expand(depth, -1, -1, -1)
-    for item in range(batch):  # Route: plane-per-volume
-        out[item] = sample(slices[item], per_volume_grid, options)
-    return out.transpose(1, 2)
+    out = torch.empty((batch, channels, depth, *out_hw), dtype=torch.float32)
+    for volumes, results in _channel_volumes(work, out):  # Route: plane-volumes
+        volume_grid = grid.expand(volumes.shape[0], -1, -1, -1)
+        for start in range(0, depth, PLANES_PER_ITEM):
+            planes = slice(start, start + PLANES_PER_ITEM)
+            results[:, planes] = sample(volumes[:, planes], volume_grid, options)
+    return out
+
+
+def _channel_volumes(work: torch.Tensor, out: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """``(volumes, D, H, W)`` stacks of channel volumes to sample, paired with where their results go.
+
+    A channel volume is one item of the 2D sampler and its depth slices are that item's planes, so a
+    stack is a view whatever the strides between channels. Batch and channels form one stack when they
+    merge as a view, otherwise each batch item is its own stack.
+    """
+    if _can_merge(work, 0):
+        return [(work.flatten(0, 1), out.flatten(0, 1))]
+    return list(zip(work, out, strict=True))

@@ -37,7 +37,7 @@ class Region:
     fill: float | tuple[float, ...] = 0.0
     rivals: tuple[str, ...] = ()
     full_only: bool = False
-    #: Hand over every other channel of a buffer twice as wide: batch and channels do not merge.
+    #: Hand over every other channel of a buffer twice as wide: channels do not merge with depth.
     strided_channels: bool = False
     #: Height and width of every run (depth follows the run's size), for a side of a size threshold.
     plane_hw: tuple[int, int] | None = None
@@ -59,7 +59,14 @@ REGIONS = (
     Region("plane-c3-n1", WARP, "CDHW", 1, 3, matrix="plane", rivals=PLANE_RIVALS),
     Region("plane-c3-n4", WARP, "NCDHW", 4, 3, matrix="plane", rivals=PLANE_RIVALS),
     Region(
-        "plane-c3-n2-strided", WARP, "NCDHW", 2, 3, matrix="plane", strided_channels=True, rivals=("volume-3d",)
+        "plane-c3-n2-strided",
+        WARP,
+        "NCDHW",
+        2,
+        3,
+        matrix="plane",
+        strided_channels=True,
+        rivals=("plane-slices", "volume-3d"),
     ),
     Region("plane-c3-n4-numpy", WARP, "NDHWC", 4, 3, matrix="plane", rivals=("plane-slices", "volume-3d")),
     Region(

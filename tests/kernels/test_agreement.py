@@ -15,11 +15,12 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("scipy")
 
-from torchperf_lint.reference_kernels import remap3d, warp_affine3d  # noqa: E402
+from torchperf_lint.reference_kernels import remap3d, routers, warp_affine3d  # noqa: E402
 from torchperf_lint.reference_kernels.routers import FOLD_MIN_BATCH  # noqa: E402
+from torchperf_lint.reference_kernels.validation import validate_warp  # noqa: E402
 
 from kernels import reference  # noqa: E402
-from kernels.cases import as_ncdhw, make_case  # noqa: E402
+from kernels.cases import Case, as_ncdhw, make_case  # noqa: E402
 
 IN_DHW = (5, 7, 9)
 OUT_DHW = (6, 5, 8)
@@ -184,6 +185,25 @@ def test_non_contiguous_views_match_reference(matrix, layout, channels):
     assert_agrees(result, case, coords, "linear", "constant", 0.25, "float32")
     remapped = remap3d(case.volume, remap_coords(OUT_DHW), layout=layout, border_mode="replicate")
     assert_agrees(remapped, case, remap_coords(OUT_DHW).astype(np.float64), "linear", "replicate", 0.0, "float32")
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+@pytest.mark.parametrize("spare_channels", [0, 1], ids=["batch-merges", "per-item"])
+def test_plane_warp_of_every_other_channel_matches_reference(dtype, spare_channels, monkeypatch):
+    """Channels taken from every other channel of a wider buffer do not merge with depth, so the plane
+    route samples stacks of channel volumes, here two slices at a time to cover a short last group.
+    One spare channel in the buffer keeps the batch from merging with the channels as well."""
+    monkeypatch.setattr(routers, "PLANES_PER_ITEM", 2)
+    source = make_case("NCDHW", dtype, 3, 3, IN_DHW).source
+    wide = np.zeros((3, 6 + spare_channels, *IN_DHW), dtype=np.uint8 if dtype == "uint8" else np.float32)
+    wide[:, :6:2] = source
+    volume = torch.from_numpy(wide)[:, :6:2]
+    fill = [0.2, 0.5, 0.7]
+    request = validate_warp(volume, PLANE, IN_DHW, "NCDHW", "linear", "constant", scaled_fill(fill, dtype))
+    assert routers.warp_route(request) == "plane-volumes"
+    result = warp_affine3d(volume, PLANE, IN_DHW, layout="NCDHW", border_value=scaled_fill(fill, dtype))
+    case = Case(volume, source, "NCDHW")
+    assert_agrees(result, case, reference.warp_coords(PLANE, IN_DHW), "linear", "constant", fill, dtype)
 
 
 @pytest.mark.parametrize("threads", [2, 3])

@@ -201,10 +201,13 @@ def test_plane_warp_merges_batch_and_depth_when_that_is_a_view(sampler, without_
     assert sampler.calls == [(12, 2, 5, 6), (4, 2, 5, 6)]
 
 
-def test_plane_warp_samples_per_volume_when_nothing_merges(sampler):
-    every_other_channel = torch.rand(3, 4, 4, 5, 6)[:, ::2]  # channels and depth do not merge
-    warp_affine3d(every_other_channel, PLANE, (4, 7, 8), layout="NCDHW")
-    assert sampler.calls == [(4, 2, 5, 6)] * 3
+def test_plane_warp_samples_channel_volumes_in_groups_of_planes_when_depth_does_not_merge(sampler):
+    depth = PLANES_PER_ITEM + 4
+    stacked = torch.rand(3, 4, depth, 5, 6)[:, ::2]  # channels and depth do not merge; batch does
+    warp_affine3d(stacked, PLANE, (depth, 7, 8), layout="NCDHW")
+    per_item = torch.rand(2, 5, 4, 5, 6)[:, ::2]  # neither merges: one stack per batch item
+    warp_affine3d(per_item, PLANE, (4, 7, 8), layout="NCDHW")
+    assert sampler.calls == [(6, PLANES_PER_ITEM, 5, 6), (6, 4, 5, 6), (3, 4, 5, 6), (3, 4, 5, 6)]
 
 
 def test_nearest_plane_warp_keeps_the_3d_sampler(sampler, monkeypatch):
@@ -220,6 +223,7 @@ def test_nearest_plane_warp_keeps_the_3d_sampler(sampler, monkeypatch):
         ("warp", torch.rand(1, 4, 5, 6), SHIFT, "CDHW", "depth-split"),
         ("warp", torch.rand(1, 3, 5, 6), SHIFT, "CDHW", "general-3d"),
         ("warp", torch.rand(2, 3, 5, 6), PLANE, "CDHW", "plane-fold"),
+        ("warp", torch.rand(2, 6, 3, 5, 6)[:, ::2], PLANE, "NCDHW", "plane-volumes"),
         ("remap", torch.rand(1, 4, 5, 6), torch.rand(4, 2, 2, 3), "CDHW", "depth-split"),
         ("remap", torch.rand(3, 2, 4, 5, 6), torch.rand(4, 2, 2, 3), "NCDHW", "fold"),
     ],
