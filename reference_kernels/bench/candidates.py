@@ -14,6 +14,7 @@ import torch
 
 from ..grids import affine_grid3d, plane_grid, remap_grid
 from ..layouts import as_working, from_working, spatial_shape
+from ..routers import _plane_route, _sample_planes
 from ..sampling import SamplerOptions, restore, sample, sampler_options, to_working
 from ..validation import RemapRequest, WarpRequest, validate_remap, validate_warp
 
@@ -85,6 +86,13 @@ def with_plane_sampler(sampler: Sampler) -> Callable[[dict], object]:
             return from_working(restore(sampled, work.dtype, request.layout, options), request.layout)
 
     return run
+
+
+def planar_grid(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
+    """The public plane route with the grid's x and y read from two coordinate planes (through a
+    permuted view) instead of as interleaved pairs."""
+    planes = grid.permute(3, 0, 1, 2).contiguous().permute(1, 2, 3, 0)
+    return _sample_planes(work, planes, options, _plane_route(work))
 
 
 def plane_slices(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:

@@ -45,7 +45,7 @@ class Region:
 
 WARP, REMAP = "warp_affine3d", "remap3d"
 #: The 2D-sampler arrangements a plane route was chosen over.
-PLANE_RIVALS = ("plane-slices", "plane-8", "plane-32", "volume-3d")
+PLANE_RIVALS = ("plane-slices", "plane-8", "plane-32", "planar-grid", "volume-3d")
 
 REGIONS = (
     Region("warp-c1-n1", WARP, "NCDHW", 1, 1, rivals=("batched-3d", "scipy")),
@@ -66,7 +66,7 @@ REGIONS = (
         3,
         matrix="plane",
         strided_channels=True,
-        rivals=("plane-slices", "volume-3d"),
+        rivals=("plane-slices", "planar-grid", "volume-3d"),
     ),
     Region("plane-c3-n4-numpy", WARP, "NDHWC", 4, 3, matrix="plane", rivals=("plane-slices", "volume-3d")),
     Region(
@@ -81,9 +81,16 @@ REGIONS = (
         rivals=("plane-slices", "volume-3d"),
     ),
     Region(
-        "plane-c3-n16-numpy-small", WARP, "NDHWC", 16, 3, matrix="plane", plane_hw=(16, 16), rivals=("opencv",)
+        "plane-c3-n16-numpy-small",
+        WARP,
+        "NDHWC",
+        16,
+        3,
+        matrix="plane",
+        plane_hw=(16, 16),
+        rivals=("opencv", "planar-grid"),
     ),
-    Region("plane-c6-n2-numpy", WARP, "NDHWC", 2, 6, matrix="plane", rivals=("volume-3d",)),
+    Region("plane-c6-n2-numpy", WARP, "NDHWC", 2, 6, matrix="plane", rivals=("planar-grid", "volume-3d")),
     Region("plane-nearest-c3-n4", WARP, "NCDHW", 4, 3, matrix="plane", interpolation="nearest"),
     Region("remap-c1-n1", REMAP, "NCDHW", 1, 1, rivals=("batched-3d",)),
     Region("remap-c3-n1", REMAP, "CDHW", 1, 3, rivals=("batched-3d",)),
@@ -104,6 +111,7 @@ RIVALS: dict[str, Callable[[dict], object]] = {
     "plane-slices": alt.with_plane_sampler(alt.plane_slices),
     "plane-8": alt.with_plane_sampler(alt.plane_groups(8)),
     "plane-32": alt.with_plane_sampler(alt.plane_groups(32)),
+    "planar-grid": alt.with_plane_sampler(alt.planar_grid),
     "scipy": alt.scipy_ndimage,
     "opencv": alt.opencv_slices,
 }
