@@ -39,9 +39,10 @@ FOLD_MAX_CHANNELS = 12
 
 #: Depth slices handed to the 2D sampler per batch item when batch, channel and depth axes fold into
 #: one: enough planes to share each point's weights, few enough that their rows stay in cache. Neither
-#: neighbour wins everywhere: 32 planes per item was faster on most 32x64x64 rows and 8 on some
-#: 64x128x128 ones, by at most 12%, while 16 beat one item per slice (plane-slices) in every row.
-#: Channel volumes whose depth does not merge with their channels are sampled this many slices at a time.
+#: neighbour wins everywhere: 32 planes per item was up to 13% faster on most 32x64x64 rows but 16 to
+#: 29% slower on every 64x128x128 one, 8 up to 12% faster in one row and up to 14% slower in others,
+#: while 16 beat one item per slice (plane-slices) in every row. Channel volumes whose depth does not
+#: merge with their channels are sampled this many slices at a time too (no other count measured there).
 #: Evidence for 16: plane-fold ahead of plane-slices in plane-c1-n4, plane-c3-n1, plane-c3-n4;
 #:   plane-fold ahead of plane-8 in plane-c3-n1@2; plane-fold ahead of plane-32 in plane-c3-n1@2
 PLANES_PER_ITEM = 16

@@ -187,18 +187,22 @@ def test_non_contiguous_views_match_reference(matrix, layout, channels):
     assert_agrees(remapped, case, remap_coords(OUT_DHW).astype(np.float64), "linear", "replicate", 0.0, "float32")
 
 
-@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+@pytest.mark.parametrize(
+    ("dtype", "fill"),
+    [("float32", 0.0), ("float32", [0.2, 0.5, 0.7]), ("uint8", [0.2, 0.5, 0.7])],
+    ids=["float32-views", "float32-fill", "uint8-fill"],
+)
 @pytest.mark.parametrize("spare_channels", [0, 1], ids=["batch-merges", "per-item"])
-def test_plane_warp_of_every_other_channel_matches_reference(dtype, spare_channels, monkeypatch):
+def test_plane_warp_of_every_other_channel_matches_reference(dtype, fill, spare_channels, monkeypatch):
     """Channels taken from every other channel of a wider buffer do not merge with depth, so the plane
     route samples stacks of channel volumes, here two slices at a time to cover a short last group.
-    One spare channel in the buffer keeps the batch from merging with the channels as well."""
+    One spare channel in the buffer keeps the batch from merging with the channels as well. float32
+    with a zero fill samples views of the caller's buffer; a fill or uint8 samples a working copy."""
     monkeypatch.setattr(routers, "PLANES_PER_ITEM", 2)
     source = make_case("NCDHW", dtype, 3, 3, IN_DHW).source
     wide = np.zeros((3, 6 + spare_channels, *IN_DHW), dtype=np.uint8 if dtype == "uint8" else np.float32)
     wide[:, :6:2] = source
     volume = torch.from_numpy(wide)[:, :6:2]
-    fill = [0.2, 0.5, 0.7]
     request = validate_warp(volume, PLANE, IN_DHW, "NCDHW", "linear", "constant", scaled_fill(fill, dtype))
     assert routers.warp_route(request) == "plane-volumes"
     result = warp_affine3d(volume, PLANE, IN_DHW, layout="NCDHW", border_value=scaled_fill(fill, dtype))
