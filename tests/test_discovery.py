@@ -98,3 +98,26 @@ def test_force_excluded_matches_the_file_its_folder_and_extend_exclude(tmp_path)
     assert force_excluded(tmp_path / "build", settings)
     assert not force_excluded(tmp_path / "src" / "generated_k.py", settings)
     assert not force_excluded(tmp_path / "k.py", settings)
+
+
+def test_a_folder_named_inside_a_git_ignored_one_is_linted_as_ruff_does(tmp_path):
+    (tmp_path / ".git").mkdir()
+    make(
+        tmp_path,
+        {
+            ".gitignore": "downloads/\n",
+            "downloads/pkg/a.py": VIOLATION,
+            "downloads/pkg/.gitignore": "generated.py\n",
+            "downloads/pkg/generated.py": VIOLATION,  # its own .gitignore still applies
+        },
+    )
+    assert linted(cli(".", cwd=tmp_path)) == []
+    assert linted(cli("downloads/pkg", cwd=tmp_path)) == ["downloads/pkg/a.py"]
+
+
+def test_the_respect_gitignore_flags_override_the_setting(tmp_path):
+    (tmp_path / ".git").mkdir()
+    make(tmp_path, {".gitignore": "ignored.py\n", "ignored.py": VIOLATION, "kept.py": VIOLATION})
+    assert linted(cli(".", "--no-respect-gitignore", cwd=tmp_path)) == ["ignored.py", "kept.py"]
+    (tmp_path / "pyproject.toml").write_text("[tool.torchperf-lint]\nrespect-gitignore = false\n")
+    assert linted(cli(".", "--respect-gitignore", cwd=tmp_path)) == ["kept.py"]

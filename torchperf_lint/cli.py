@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only")
     check.add_argument("--stdin-filename", help="the path stdin stands for (config, messages)")
     check.add_argument("--force-exclude", action="store_true", help="exclude even paths given explicitly")
+    check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="skip files git ignores (overrides the `respect-gitignore` setting)",
+    )
     check.add_argument("--extend-exclude", type=_codes, action="extend", help="more globs to exclude")
     check.add_argument("--jobs", type=_positive, help="worker processes (default: one per core)")
     check.add_argument(

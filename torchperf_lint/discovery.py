@@ -99,6 +99,10 @@ def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skip
         p for p in top_settings.exclude + top_settings.extend_exclude if _excluded(top, top_settings.root, (p,))
     }
     ignores: list[_GitIgnore] = _parent_gitignores(top) if top_settings.respect_gitignore else []
+    if _git_ignored(top, True, ignores):
+        # A folder the user names is linted even where git ignores it, as Ruff does; only the
+        # .gitignore files inside it apply below it.
+        ignores = []
     seen: set[tuple[int, int]] = set()
 
     def visit(folder: Path, ignores: list[_GitIgnore]) -> Iterator[Path]:

@@ -37,6 +37,7 @@ class Overrides:
     ignore: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     cache_dir: Path | None = None
+    respect_gitignore: bool | None = None  # --respect-gitignore / --no-respect-gitignore
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,10 @@ def _load_project(config: Path | None, cwd: Path, overrides: Overrides) -> Proje
     if config is not None:
         _seen[config] = _state(config)
     settings = load(config, cwd, known_codes())
-    settings = settings.with_overrides(extend_exclude=settings.extend_exclude + overrides.extend_exclude)
+    settings = settings.with_overrides(
+        extend_exclude=settings.extend_exclude + overrides.extend_exclude,
+        respect_gitignore=overrides.respect_gitignore,
+    )
     project = Project.of(settings, _enabled(settings, overrides))
     return project if overrides.cache_dir is None else replace(project, cache_dir=overrides.cache_dir)
 

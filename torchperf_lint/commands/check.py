@@ -71,6 +71,7 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
         ignore=tuple(args.ignore or ()),
         extend_exclude=tuple(args.extend_exclude or ()),
         cache_dir=args.cache_dir,
+        respect_gitignore=args.respect_gitignore,
     )
 
 
