@@ -19,8 +19,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 from torchperf_lint.config import Settings
+from torchperf_lint.kernel_map.project import attach
 from torchperf_lint.registry import all_rules
-from torchperf_lint.runner import Job, run
+from torchperf_lint.runner import Job, Workers, run
 from torchperf_lint.workspace import Project, file_settings
 
 
@@ -42,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     project = Project.of(Settings(root=root, per_file_ignores={}), frozenset(all_rules()))
     start = time.perf_counter()
     jobs = [Job(p, str(p.relative_to(root)), file_settings(p, project)) for p in files]
-    findings = run(jobs, workers=args.jobs)
+    with Workers(args.jobs) as workers:
+        findings = run(attach(jobs, use_cache=False, mapper=workers.map), workers)
     seconds = time.perf_counter() - start
     counts = Counter(f.code for f in findings)
     print(f"torch {version('torch')}: {len(files)} files, {lines} lines, linted in {seconds:.1f} s")

@@ -7,10 +7,10 @@ import libcst as cst
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import writes
 from torchperf_lint.toolkit.exemptions import tests_apply
-from torchperf_lint.toolkit.functions import is_primitive
+from torchperf_lint.toolkit.functions import primitive
+from torchperf_lint.toolkit.kernel_map_wording import OPTIONS, PRIMITIVES
 from torchperf_lint.toolkit.matching import is_literal, keyword, positional, walk
-
-_INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.grad_mode.inference_mode"})
+from torchperf_lint.vocabulary import INFERENCE_MODE
 
 
 class InferenceTensorEscape(Rule):
@@ -41,8 +41,8 @@ class InferenceTensorEscape(Rule):
         "        return F.grid_sample(volume, grid, align_corners=False)"
     )
     notes = (
-        "Primitives are functions marked `# torchperf: prevalidated`, or matched by the `prevalidated` "
-        "or `primitives` globs. Flagged: `with torch.inference_mode():` whose block returns a value, "
+        PRIMITIVES + " Every primitive is checked, in any package: an inference tensor breaks a caller's backward "
+        "whatever the package's convention. Flagged: `with torch.inference_mode():` whose block returns a value, "
         "or binds a name the function returns, and `@torch.inference_mode()` on a primitive that "
         "returns a value. The trade-off: inference mode also skips version counting and view "
         "tracking, a per-operation saving that matters most for many small operations; `no_grad` "
@@ -51,14 +51,10 @@ class InferenceTensorEscape(Rule):
         "loop, a metric). Exempt: `torch.inference_mode(False)`, and inference mode "
         "around work whose result is not returned."
     ) + tests_apply(
-        "the rule fires only in functions marked as primitives, and a primitive that hands out "
-        "inference tensors breaks a test's `.backward()` exactly as it breaks a caller's"
+        "a primitive that hands out inference tensors breaks a test's `.backward()` exactly as it "
+        "breaks a caller's"
     )
-    options = (
-        "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "
-        "caller-prevalidated, besides `# torchperf: prevalidated` on the `def` line.\n"
-        "- `primitives`: globs of qualified names of further primitives."
-    )
+    options = OPTIONS
     fix_safety = (
         "No fix: `no_grad` and `inference_mode` differ in what callers may do with the result, so "
         "the switch is the author's decision (it is usually right, and it is one word)."
@@ -74,6 +70,12 @@ class InferenceTensorEscape(Rule):
         "import torch\n@torch.inference_mode()\ndef route(x):  # torchperf: prevalidated\n    log(x)\n",
     )
     invalid = (
+        Invalid(
+            "import torch\nimport torch.nn.functional as F\ndef resize(volume, size):\n"
+            '    """Resize one prevalidated CDHW volume."""\n    with torch.inference_mode():\n'
+            "        out = F.interpolate(volume[None], size=size)\n    return out[0]\n",
+            ((5, 10),),
+        ),
         Invalid(
             "import torch\ndef route(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n"
             "        return x * 2\n",
@@ -96,13 +98,13 @@ class InferenceTensorEscape(Rule):
         self._primitives: list[str | None] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        primitive = self.ctx.function_qualname() if is_primitive(self.ctx, node) else None
-        self._primitives.append(primitive)
-        if primitive is None or not _returns_value(node.body):
+        function = self.ctx.function_qualname() if primitive(self.ctx) is not None else None
+        self._primitives.append(function)
+        if function is None or not _returns_value(node.body):
             return
         for decorator in node.decorators:
             if self._is_inference_mode(decorator.decorator):
-                self.report(decorator.decorator, what="@torch.inference_mode()", function=primitive)
+                self.report(decorator.decorator, what="@torch.inference_mode()", function=function)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._primitives.pop()
@@ -132,7 +134,7 @@ class InferenceTensorEscape(Rule):
     def _is_inference_mode(self, expression: cst.BaseExpression) -> bool:
         call = expression if isinstance(expression, cst.Call) else None
         target = call.func if call is not None else expression
-        if self.ctx.qualname(target) not in _INFERENCE_MODE:
+        if self.ctx.qualname(target) not in INFERENCE_MODE:
             return False
         if call is None:
             return True

@@ -6,26 +6,10 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import tests_apply
-from torchperf_lint.toolkit.functions import is_primitive, under_grad_guard
-
-_F = "torch.nn.functional."
-#: Sampling, convolution, interpolation, padding and matrix products: the calls whose saved inputs cost.
-HEAVY = frozenset(
-    {
-        *(_F + name for name in ("grid_sample", "affine_grid", "interpolate", "upsample", "pad", "linear")),
-        *(_F + f"conv{d}d" for d in (1, 2, 3)),
-        *(_F + f"conv_transpose{d}d" for d in (1, 2, 3)),
-        *(_F + f"{kind}_pool{d}d" for kind in ("avg", "max") for d in (1, 2, 3)),
-        *(f"torch.conv{d}d" for d in (1, 2, 3)),
-        "torch.matmul",
-        "torch.mm",
-        "torch.bmm",
-        "torch.einsum",
-        "torch.tensordot",
-        "torch.baddbmm",
-        "torch.addmm",
-    }
-)
+from torchperf_lint.toolkit.functions import under_grad_guard
+from torchperf_lint.toolkit.grad import may_require_grad
+from torchperf_lint.toolkit.kernel_map_wording import OPTIONS, PRIMITIVES
+from torchperf_lint.vocabulary import HEAVY_OPS
 
 
 class MissingGradGuard(Rule):
@@ -33,7 +17,9 @@ class MissingGradGuard(Rule):
     name = "missing-grad-guard"
     hint = "Wrap the kernel body in `with torch.no_grad():`."
     summary = "A heavy torch operation in a primitive runs outside `torch.no_grad()`"
-    message = "`{callee}` runs outside `torch.no_grad()` in primitive `{function}`; guard the kernel body"
+    message = (
+        "`{callee}` runs outside `torch.no_grad()` in primitive `{function}` ({reason}); guard the kernel body"
+    )
     why = (
         "When the caller has grad mode on (the default) and any input requires grad, sampling, "
         "convolution, interpolation, padding and matrix products save their inputs for a backward "
@@ -51,25 +37,30 @@ class MissingGradGuard(Rule):
         "        return F.grid_sample(volume, grid, align_corners=False)"
     )
     notes = (
-        "Primitives are functions marked `# torchperf: prevalidated`, or matched by the "
-        "`prevalidated` or `primitives` globs. The guard is a `with torch.no_grad():` or "
-        "`torch.inference_mode()` block, or either as a decorator, in the same function. Cheap "
-        "control work (building a theta with `torch.from_numpy`, a dtype cast) may sit outside it; "
-        "only the heavy calls listed in the rule are flagged, matched by qualified name."
-    ) + tests_apply(
-        "the rule fires only in functions marked as primitives, and a test helper that carries the "
-        "pragma or matches a glob promises the same no-autograd route as any other primitive"
-    )
-    options = (
-        "- `prevalidated`: globs of qualified function names (`pkg.module.Class.method`) treated as "
-        "caller-prevalidated, besides `# torchperf: prevalidated` on the `def` line.\n"
-        "- `primitives`: globs of qualified names of further primitives."
-    )
+        PRIMITIVES + " Declared primitives (the pragma, the `prevalidated` and `primitives` settings) are always "
+        "checked. Inferred ones follow the package's own convention: where most of a top-level "
+        "package's primitives that take a tensor run their heavy calls under a grad guard (their own, "
+        "or every caller's), an unguarded one is a finding and the message counts them; a package that "
+        "never guards (a differentiable library) has chosen autograd and gets none. The guard is a "
+        "`with torch.no_grad():` or `torch.inference_mode()` block, or either as a decorator, in the "
+        "same function. Only heavy calls matched by qualified name are flagged, and only when an "
+        "argument may require grad: cheap control work outside the guard (a theta built with "
+        "`torch.from_numpy`, a grid from `torch.linspace`, shapes and sizes) never does."
+    ) + tests_apply("a test helper that is a primitive promises the same no-autograd route as any other")
+    options = OPTIONS
     fix_safety = (
         "No fix: the guard should wrap the whole kernel body, and where that body starts is a "
         "judgement the linter leaves to the author."
     )
     valid = (
+        "import torch\nimport torch.nn.functional as F\n\n"
+        "def conv(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:\n    return F.conv2d(x, w)\n\n"
+        "def warp(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:\n    return F.grid_sample(x, g)\n",
+        "import numpy as np\nimport torch\nimport torch.nn.functional as F\n"
+        "def route(volume, matrix: np.ndarray, size: tuple[int, int]):  # torchperf: prevalidated\n"
+        "    theta = torch.from_numpy(matrix).unsqueeze(0)\n"
+        "    grid = F.affine_grid(theta, [1, volume.shape[0], *size])\n"
+        "    with torch.no_grad():\n        return F.grid_sample(volume[None], grid)\n",
         "import torch\nimport torch.nn.functional as F\ndef route(x, g):  # torchperf: prevalidated\n"
         "    with torch.no_grad():\n        return F.grid_sample(x, g)\n",
         "import torch\nfrom torch.nn import functional as F\n@torch.no_grad()\n"
@@ -96,24 +87,38 @@ class MissingGradGuard(Rule):
             "        def inner():\n            return torch.bmm(a, b)\n        return inner()\n",
             ((5, 20),),
         ),
+        Invalid(
+            "import torch\nimport torch.nn.functional as F\n\n"
+            "def a(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:\n"
+            "    with torch.no_grad():\n        return F.grid_sample(x, g)\n\n"
+            "def b(x: torch.Tensor) -> torch.Tensor:\n"
+            "    with torch.no_grad():\n        return F.pad(x, (1, 1))\n\n"
+            "def c(x: torch.Tensor) -> torch.Tensor:\n    return F.interpolate(x, scale_factor=2)\n",
+            ((13, 12),),
+        ),
     )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._primitives: list[str | None] = []
+        self._primitives: list[tuple[str, str] | None] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         enclosing = self._primitives[-1] if self._primitives else None
-        own = self.ctx.function_qualname() if is_primitive(self.ctx, node) else None
+        role = self.ctx.role()
+        own = (self.ctx.function_qualname(), role.grad_guard) if role is not None and role.grad_guard else None
         self._primitives.append(own or enclosing)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._primitives.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        function = self._primitives[-1] if self._primitives else None
-        if function is None:
+        current = self._primitives[-1] if self._primitives else None
+        if current is None:
             return
         callee = self.ctx.qualname(node.func)
-        if callee in HEAVY and not under_grad_guard(self.ctx):
-            self.report(node, callee=callee, function=function)
+        if callee not in HEAVY_OPS or under_grad_guard(self.ctx):
+            return
+        enclosing = self.ctx.enclosing_function()
+        if enclosing is not None and any(may_require_grad(self.ctx, enclosing, arg.value) for arg in node.args):
+            function, reason = current
+            self.report(node, callee=callee, function=function, reason=reason)

@@ -3,23 +3,19 @@
 from pathlib import Path
 
 from torchperf_lint.config import Settings
-from torchperf_lint.engine import FileOptions, lint_bytes
+from torchperf_lint.engine import lint_bytes
 from torchperf_lint.registry import all_rules
 from torchperf_lint.runner import Job
-from torchperf_lint.workspace import Project, file_settings
+from torchperf_lint.workspace import FileSettings, Project, file_settings
 
 
 def lint(source: str, *codes: str, prevalidated: tuple[str, ...] = (), module: str = "m") -> list:
-    rules = all_rules()
-    chosen = codes or tuple(rules)
-    options = FileOptions(
-        path="example.py",
-        module_name=module,
-        rules=tuple(rules[c] for c in chosen),
-        enabled=frozenset(chosen) | {"TPL900", "TPL901"},
-        prevalidated=prevalidated,
-    )
-    return lint_bytes(source.encode(), options)
+    """Findings for ``source`` linted on its own (its kernel map inferred from it alone)."""
+    chosen = codes or tuple(all_rules())
+    enabled = frozenset(chosen) | {"TPL900", "TPL901"}
+    project = Project.of(Settings(root=Path.cwd(), prevalidated=prevalidated), enabled)
+    file = FileSettings(Path("example.py"), project, module, enabled)
+    return lint_bytes(source.encode(), file)
 
 
 def spots(source: str, *codes: str, **kwargs) -> list[tuple[str, int, int]]:

@@ -31,9 +31,9 @@ def parses(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = engine.lint_bytes
 
-    def spy(data, options):
-        seen.append(options.path)
-        return real(data, options)
+    def spy(data, file, path=None, **options):
+        seen.append(path)
+        return real(data, file, path, **options)
 
     monkeypatch.setattr(engine, "lint_bytes", spy)
     return seen
@@ -71,7 +71,7 @@ def test_changed_bytes_or_settings_miss_the_cache(tree, parses, capsys):
 
 def test_corrupt_or_foreign_entries_are_ignored_and_rewritten(tree, parses, capsys):
     cold = lint(capsys)
-    entries = sorted((tree / DIRECTORY_NAME).rglob("*.json"))
+    entries = sorted((tree / DIRECTORY_NAME / "v1").rglob("*.json"))
     assert len(entries) == 3
     entries[0].write_text("{not json")
     entries[1].write_text('{"format": 1, "findings": [["x", 1, "TPL003", "forged", 1, 1, null]]}')

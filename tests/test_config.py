@@ -8,8 +8,9 @@ import sys
 import pytest
 
 KNOWN = (
-    "exclude, extend-exclude, extend-per-file-ignores, extend-select, ignore, namespace-packages, "
-    "per-file-ignores, prevalidated, primitives, respect-gitignore, select"
+    "exclude, extend-exclude, extend-per-file-ignores, extend-select, ignore, infer-kernel-map, "
+    "namespace-packages, not-prevalidated, not-primitives, per-file-ignores, prevalidated, primitives, "
+    "respect-gitignore, select"
 )
 
 

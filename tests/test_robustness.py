@@ -15,12 +15,14 @@ from helpers import jobs
 from hypothesis import HealthCheck, given, settings
 from hypothesmith import from_grammar
 
-from torchperf_lint.engine import FileOptions, lint_bytes
+from torchperf_lint.config import Settings
+from torchperf_lint.engine import lint_bytes
 from torchperf_lint.registry import all_rules
-from torchperf_lint.runner import lint_job, run
+from torchperf_lint.runner import Workers, lint_job, run
+from torchperf_lint.workspace import FileSettings, Project
 
 RULES = all_rules()
-OPTIONS = FileOptions("f.py", "f", tuple(RULES.values()), frozenset(RULES))
+FILE = FileSettings(Path("f.py"), Project.of(Settings(root=Path.cwd()), frozenset(RULES)), "f", frozenset(RULES))
 VIOLATION = "import torch\ny = x.cuda()\n"
 
 
@@ -30,7 +32,7 @@ def cli(*args, cwd):
 
 
 def spots(data: bytes) -> list[tuple[str, int, int, str]]:
-    return [(d.code, d.row, d.column, d.message) for d in lint_bytes(data, OPTIONS)]
+    return [(d.code, d.row, d.column, d.message) for d in lint_bytes(data, FILE)]
 
 
 NUL = "File contains a NUL byte; it is not Python source"
@@ -81,7 +83,7 @@ def test_a_large_generated_file_is_linted(tmp_path):
     target = tmp_path / "big.py"
     target.write_text(body + "y = x.cuda()\n")
     assert target.stat().st_size > 10_000_000
-    findings = lint_job(jobs(tmp_path, ["big.py"])[0], OPTIONS)
+    findings = lint_job(jobs(tmp_path, ["big.py"])[0])
     assert findings == []  # never mentions torch: CPython checks the syntax and no rule runs
 
 
@@ -96,7 +98,7 @@ def test_an_unreadable_file_is_reported_and_the_rest_are_linted(tmp_path, monkey
         return real(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
-    found = [(f.path, f.code, f.message) for f in run(jobs(tmp_path, ["a.py", "b.py"]), workers=1)]
+    found = [(f.path, f.code, f.message) for f in run(jobs(tmp_path, ["a.py", "b.py"]))]
     assert found[0] == ("a.py", "TPL900", "File could not be read: Permission denied")
     assert [(p, c) for p, c, _ in found[1:]] == [("b.py", "TPL003")]
 
@@ -113,7 +115,7 @@ def test_a_rule_that_raises_costs_one_file_and_the_rest_are_linted(tmp_path, mon
         return real(self, node)
 
     monkeypatch.setattr(device_route, "visit_Call", visit_call)
-    found = [(f.path, f.row, f.code, f.message) for f in run(jobs(tmp_path, ["a.py", "b.py"]), workers=1)]
+    found = [(f.path, f.row, f.code, f.message) for f in run(jobs(tmp_path, ["a.py", "b.py"]))]
     assert found == [
         ("a.py", 1, "TPL900", "Internal error while linting this file (KeyError: 'boom'); please report it"),
         ("b.py", 2, "TPL003", "`.cuda()` moves work to a non-CPU device; routes are CPU-only by contract"),
@@ -147,8 +149,8 @@ def test_linted_code_is_never_imported_or_executed(tmp_path):
 @given(source=from_grammar())
 def test_generated_programs_never_crash_and_findings_are_stable(source):
     data = ("import torch\n" + source).encode()
-    first = lint_bytes(data, OPTIONS)
-    assert lint_bytes(data, OPTIONS) == first
+    first = lint_bytes(data, FILE)
+    assert lint_bytes(data, FILE) == first
     assert all(finding.row >= 1 and finding.column >= 1 for finding in first)
 
 
@@ -157,10 +159,11 @@ def test_cold_warm_serial_and_parallel_runs_agree(tmp_path):
         body = VIOLATION if index % 3 else "import torch\n@torch.compile\ndef f(x):\n    return x.to('mps')\n"
         (tmp_path / f"m{index:02}.py").write_text(body)
     batch = jobs(tmp_path, sorted(p.name for p in tmp_path.glob("*.py")), cache_dir=tmp_path / ".cache")
-    serial = run(batch, workers=1)
-    parallel = run(batch, workers=2)
-    cold = run(batch, workers=2, use_cache=True)
-    warm = run(batch, workers=2, use_cache=True)
+    serial = run(batch)
+    with Workers(2) as pool:
+        parallel = run(batch, pool)
+        cold = run(batch, pool, use_cache=True)
+        warm = run(batch, pool, use_cache=True)
     assert len(serial) == 64  # 16 files with two findings, 32 with one
     assert serial == parallel == cold == warm
     assert [f.fix for f in serial] == [f.fix for f in warm]

@@ -124,23 +124,3 @@ def test_many_findings_in_one_body_index_that_body_once(monkeypatch):
     calls = [(n, p) for n, p in recorder.paths if isinstance(n, cst.Call)]
     assert [locator.span(*call)[0] for call in calls] == [(i + 2, len(f"a{i} = ")) for i in range(300)]
     assert scans == [301]
-
-
-@pytest.mark.parametrize("source", [p.read_text() for p in SOURCES[::9]] + list(LOCAL_TRICKY))
-def test_def_lines_come_from_the_ast_without_generating_code(source):
-    expected, recorder, locator = located(source)
-    for node, path in recorder.paths:
-        found = locator.def_line(path)
-        top_level_or_method = len(path) == 2 or (len(path) == 4 and isinstance(path[1], cst.ClassDef))
-        if isinstance(node, cst.FunctionDef | cst.ClassDef) and top_level_or_method:
-            assert found == expected[node.name][0][0]  # these are always placed
-        elif not isinstance(node, cst.FunctionDef | cst.ClassDef):
-            assert found is None
-        assert found is None or found == expected[node.name][0][0]
-    assert locator._spans == {}
-
-
-def test_a_def_nested_in_an_if_falls_back_to_positions():
-    _, recorder, locator = located("if x:\n    @dec\n    def f():  # torchperf: prevalidated\n        pass\n")
-    path = next(p for n, p in recorder.paths if isinstance(n, cst.FunctionDef))
-    assert locator.def_line(path) is None

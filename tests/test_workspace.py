@@ -33,7 +33,8 @@ def monorepo(tmp_path: Path) -> Path:
 
 
 PA_FINDINGS = [
-    "pa/src/pa/routes.py:5:5: TPL005 `assert` re-validates inside caller-prevalidated `pa.routes._route`; "
+    "pa/src/pa/routes.py:5:5: TPL005 `assert` re-validates inside caller-prevalidated `pa.routes._route` "
+    "(the `prevalidated` setting names it); "
     "validate once at the public entry",
     "pa/src/pa/routes.py:6:12: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract",
 ]
@@ -105,7 +106,8 @@ def test_stdin_names_the_module_as_a_file_run_does(src_layout, name):
     from_stdin = cli("-", "--stdin-filename", name, "--select", "TPL005", cwd=src_layout, stdin=ROUTES)
     module = ".".join(Path(name).with_suffix("").parts[1:])
     expected = [
-        f"{name}:5:5: TPL005 `assert` re-validates inside caller-prevalidated `{module}._route`; "
+        f"{name}:5:5: TPL005 `assert` re-validates inside caller-prevalidated `{module}._route` "
+        "(the `prevalidated` setting names it); "
         "validate once at the public entry"
     ]
     assert from_file.stdout.splitlines() == expected

@@ -69,13 +69,18 @@ class Cache:
         return self.directory / f"v{_FORMAT}" / key[:2] / f"{key}.json"
 
     def _prepare(self, folder: Path) -> None:
-        if folder.is_dir():
-            return
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in ((".gitignore", "# Created by torchperf-lint\n*\n"), ("CACHEDIR.TAG", _TAG)):
-            marker = self.directory / name
-            if not marker.exists():
-                marker.write_text(text, encoding="utf-8")
+        if not folder.is_dir():
+            prepare(self.directory, folder)
+
+
+def prepare(directory: Path, folder: Path) -> None:
+    """Create ``folder`` inside the cache ``directory``, marking the directory as a cache (ignored
+    by git, skipped by backup tools) the first time."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in ((".gitignore", "# Created by torchperf-lint\n*\n"), ("CACHEDIR.TAG", _TAG)):
+        marker = directory / name
+        if not marker.exists():
+            marker.write_text(text, encoding="utf-8")
 
 
 def clear(directory: Path) -> bool:

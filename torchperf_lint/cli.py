@@ -16,7 +16,7 @@ from torchperf_lint.registry import RegistryError
 from torchperf_lint.reporters import REPORTERS
 from torchperf_lint.selection import UsageError
 
-_COMMANDS = {"check", "rule", "rules", "clean", "skill", "handoff", "server"}
+_COMMANDS = {"check", "rule", "rules", "map", "clean", "skill", "handoff", "server"}
 #: Options of the program itself, accepted before the subcommand (as Ruff accepts `ruff -v check`).
 _GLOBAL_FLAGS = {"-v", "--verbose"}
 _TOP_LEVEL_ONLY = {"-h", "--help", "-V", "--version"}
@@ -127,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument(
         "--stdio", action="store_true", help="accepted for clients that pass it; stdio is the default"
     )
+    kernel_map = commands.add_parser(
+        "map", parents=[common], help="show which functions are prevalidated and which are primitives, and why"
+    )
+    kernel_map.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
+    kernel_map.add_argument("--output-format", choices=["text", "json"], default="text")
+    kernel_map.add_argument("--config", type=Path, help="a pyproject.toml (or bare TOML table) to use")
+    kernel_map.add_argument("--no-cache", action="store_true", help="neither read nor write the project index")
     clean = commands.add_parser("clean", parents=[common], help="delete the findings cache")
     clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser
@@ -207,6 +214,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from torchperf_lint.commands import server
 
         return server.run(args)
+    if args.command == "map":
+        from torchperf_lint.commands import map as kernel_map
+
+        return kernel_map.run(args)
     if args.command == "handoff":
         from torchperf_lint.commands import handoff
 

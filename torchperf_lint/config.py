@@ -65,6 +65,11 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     prevalidated: tuple[str, ...] = ()
     primitives: tuple[str, ...] = ()
+    #: Globs of functions the kernel map must not infer as prevalidated, or as primitives.
+    not_prevalidated: tuple[str, ...] = ()
+    not_primitives: tuple[str, ...] = ()
+    #: Infer the kernel map from docstrings, callers and heavy calls (else only declarations count).
+    infer_kernel_map: bool = True
     #: Folders (relative to ``root``) whose subfolders count as packages without ``__init__.py``.
     namespace_packages: tuple[str, ...] = ()
     respect_gitignore: bool = True
@@ -81,8 +86,12 @@ _LIST_KEYS = {
     "extend-exclude": "extend_exclude",
     "prevalidated": "prevalidated",
     "primitives": "primitives",
+    "not-prevalidated": "not_prevalidated",
+    "not-primitives": "not_primitives",
     "namespace-packages": "namespace_packages",
 }
+
+_BOOLEAN_KEYS = {"respect-gitignore": "respect_gitignore", "infer-kernel-map": "infer_kernel_map"}
 
 
 def config_in(folder: Path) -> Path | None:
@@ -162,9 +171,9 @@ def _parse_key(path: Path, prefix: str, key: str, value: object) -> dict[str, ob
         ):
             raise ConfigError(f"{where} must map globs to lists of codes")
         return {key.replace("-", "_"): {glob: tuple(codes) for glob, codes in value.items()}}
-    if key == "respect-gitignore":
+    if key in _BOOLEAN_KEYS:
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false")
-        return {"respect_gitignore": value}
-    known = ", ".join(sorted([*_LIST_KEYS, *_PER_FILE_KEYS, "respect-gitignore"]))
+        return {_BOOLEAN_KEYS[key]: value}
+    known = ", ".join(sorted([*_LIST_KEYS, *_PER_FILE_KEYS, *_BOOLEAN_KEYS]))
     raise ConfigError(f"{path}: unknown key `{prefix}{key}` (known: {known})")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from functools import cached_property
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from torchperf_lint.fixes import PendingFix
+from torchperf_lint.kernel_map.facts import NO_FACTS, FileFacts, FunctionRole
 from torchperf_lint.lines import split_lines
 from torchperf_lint.toolkit.positions import Locator
 from torchperf_lint.toolkit.scopes import Scope
@@ -35,8 +35,8 @@ class FileContext:
     text: str
     module: cst.Module
     scopes: dict[cst.CSTNode, Scope]
-    prevalidated_globs: tuple[str, ...] = ()
-    primitive_globs: tuple[str, ...] = ()
+    #: What the kernel map says about this file's functions and the project functions it calls.
+    kernel: FileFacts = NO_FACTS
     ancestors: list[cst.CSTNode] = field(default_factory=list)
     scope_stack: list[Scope] = field(default_factory=list)
     qualname_stack: list[str] = field(default_factory=list)
@@ -102,9 +102,9 @@ class FileContext:
         parts = [self.module_name, *self.qualname_stack] if self.module_name else self.qualname_stack
         return ".".join(parts)
 
-    def matches(self, globs: tuple[str, ...]) -> bool:
-        name = self.function_qualname()
-        return any(fnmatchcase(name, pattern) for pattern in globs)
+    def role(self) -> FunctionRole | None:
+        """The kernel map's role for the innermost enclosing function (None: no role)."""
+        return self.kernel.role(self.function_qualname())
 
     def mentions(self, pattern: re.Pattern[str]) -> bool:
         """Whether the raw source matches ``pattern`` (a cheap test before positions); searched once."""
@@ -124,14 +124,6 @@ class FileContext:
     @cached_property
     def _locator(self) -> Locator:
         return Locator(self.module, self.text, self.syntax_tree)
-
-    def def_line(self, node: cst.FunctionDef) -> int:
-        """The line of ``node``'s ``def`` keyword, ``node`` being the node visited. Read from CPython's
-        ``ast`` where it can be: generating positions for a whole function costs about as much as
-        parsing it, and every function of a file with a pragma in it asks."""
-        path = tuple(self.ancestors)
-        found = self._locator.def_line(path) if path and path[-1] is node else None
-        return found if found is not None else self.position(node.name).start.line
 
     def position(self, node: cst.CSTNode, path: tuple[cst.CSTNode, ...] | None = None) -> CodeRange:
         """Position of ``node``, computed on demand so clean files never pay for it. ``path`` is the

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 
 import libcst as cst
 
@@ -13,28 +12,36 @@ from torchperf_lint.context import FileContext
 from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
 from torchperf_lint.dispatch import Dispatcher, has_visitors
 from torchperf_lint.fixes import Edit, Fix, PendingFix
-from torchperf_lint.registry import known_codes
+from torchperf_lint.index.build import summarize_tree
+from torchperf_lint.kernel_map.facts import FileFacts
+from torchperf_lint.kernel_map.infer import KernelMap
+from torchperf_lint.kernel_map.project import map_settings
+from torchperf_lint.registry import all_rules, known_codes
 from torchperf_lint.rule import Rule
 from torchperf_lint.source import decode
 from torchperf_lint.toolkit import traversal
 from torchperf_lint.toolkit.scopes import ScopeBuilder
+from torchperf_lint.workspace import FileSettings
 
 
-@dataclass(frozen=True)
-class FileOptions:
-    """What the engine needs to know about one file beyond its bytes."""
+class _Run:
+    """One file's run: its settings, the name findings carry, and the rules it applies."""
 
-    path: str
-    module_name: str
-    rules: tuple[type[Rule], ...]
-    enabled: frozenset[str]
-    prevalidated: tuple[str, ...] = ()
-    primitives: tuple[str, ...] = ()
-    ignore_noqa: bool = False
+    def __init__(self, file: FileSettings, path: str, ignore_noqa: bool) -> None:
+        self.file, self.path, self.ignore_noqa = file, path, ignore_noqa
+        self.enabled = file.enabled
+        self.rules: tuple[type[Rule], ...] = tuple(
+            cls for code, cls in all_rules().items() if code in file.enabled
+        )
 
 
-def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
-    """All findings for one file. Never raises for bad input: that becomes TPL900."""
+def lint_bytes(
+    data: bytes, file: FileSettings, path: str | None = None, *, ignore_noqa: bool = False
+) -> list[Diagnostic]:
+    """All findings for one file, reported under ``path`` (by default the file's own path). Never
+    raises for bad input: that becomes TPL900. Without kernel facts in ``file`` (one file linted on
+    its own), the kernel map is inferred from this file alone."""
+    options = _Run(file, path if path is not None else str(file.path), ignore_noqa)
     try:
         text = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
@@ -44,7 +51,8 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
     syntax_tree = _syntax_tree(text, options)
     if isinstance(syntax_tree, list):
         return syntax_tree
-    if not _may_match(text, options):
+    kernel = file.kernel if file.kernel is not None else _own_facts(syntax_tree, text, file)
+    if not _may_match(text, options, kernel):
         return []
     try:
         module = cst.parse_module(text)
@@ -53,7 +61,7 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
     try:
-        findings = _run_rules(module, text, syntax_tree, options)
+        findings = _run_rules(module, text, syntax_tree, options, kernel)
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
     except Exception as error:  # a bug in one rule costs this file's findings, never the whole run
@@ -65,17 +73,23 @@ def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
     return sorted(suppression.apply(options.path, findings, directives, options.enabled, known_codes()))
 
 
-def _may_match(text: str, options: FileOptions) -> bool:
+def _own_facts(syntax_tree: ast.Module, text: str, file: FileSettings) -> FileFacts:
+    """The kernel map of a file linted on its own (no project index was consulted)."""
+    summary = summarize_tree(syntax_tree, file.module_name, file.path.name == "__init__.py", text)
+    return KernelMap([summary], map_settings(file.settings)).file_facts(file.module_name)
+
+
+def _may_match(text: str, options: _Run, kernel: FileFacts) -> bool:
     """Cheap prefilter: a file with none of the active rules' required strings (nor a ``noqa`` to
-    check) cannot match; it is only syntax-checked."""
-    if options.prevalidated or options.primitives:
+    check, nor a function the kernel map gives a role) cannot match; it is only syntax-checked."""
+    if kernel.roles:
         return True
     if not options.ignore_noqa and suppression.has_directive_for(text):
         return True
     return any(token in text for cls in options.rules for token in cls.requires_text)
 
 
-def _syntax_tree(text: str, options: FileOptions) -> ast.Module | list[Diagnostic]:
+def _syntax_tree(text: str, options: _Run) -> ast.Module | list[Diagnostic]:
     """CPython's parse first (it never executes anything): its messages are the familiar ones, it
     refuses the nesting depths at which LibCST's native parser would crash the process, and its line
     numbers let positions be generated one statement at a time. A list means the file is invalid."""
@@ -98,24 +112,25 @@ def _parser_message(error: cst.ParserSyntaxError) -> str:
     return f"SyntaxError: {detail or 'invalid syntax'}"
 
 
-def _syntax_finding(options: FileOptions, row: int, column: int, message: str) -> list[Diagnostic]:
+def _syntax_finding(options: _Run, row: int, column: int, message: str) -> list[Diagnostic]:
     if SYNTAX_ERROR not in options.enabled:
         return []
     return [Diagnostic(options.path, row, column, SYNTAX_ERROR, message, row, column)]
 
 
-def _run_rules(module: cst.Module, text: str, syntax_tree: ast.Module, options: FileOptions) -> list[Diagnostic]:
+def _run_rules(
+    module: cst.Module, text: str, syntax_tree: ast.Module, options: _Run, kernel: FileFacts
+) -> list[Diagnostic]:
     builder = ScopeBuilder(module)
     traversal.visit(module, builder)
     ctx = FileContext(
         path=options.path,
-        module_name=options.module_name,
+        module_name=options.file.module_name,
         text=text,
         module=module,
         syntax_tree=syntax_tree,
         scopes=builder.scopes,
-        prevalidated_globs=options.prevalidated,
-        primitive_globs=options.primitives,
+        kernel=kernel,
     )
     active = [cls(ctx) for cls in options.rules if has_visitors(cls)]
     if active:

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from torchperf_lint.autofix import fix_text, write_atomically
 from torchperf_lint.diagnostics import Diagnostic
-from torchperf_lint.engine import SYNTAX_ERROR, FileOptions, lint_bytes
+from torchperf_lint.engine import SYNTAX_ERROR, lint_bytes
 from torchperf_lint.fixes import is_fixable
 from torchperf_lint.lines import split_lines
-from torchperf_lint.runner import Job, options_for
+from torchperf_lint.runner import Job
 from torchperf_lint.source import decode, encoding_of
 from torchperf_lint.suppression import UNUSED_NOQA, add_directives
 
@@ -59,15 +59,14 @@ def fix_jobs(jobs: list[Job], findings: list[Diagnostic], *, unsafe: bool, ignor
             continue
         data = job.data if job.data is not None else job.path.read_bytes()
         encoding, text = encoding_of(data), decode(data)
-        options = options_for(job, ignore_noqa)
-        outcome = fix_text(text, mine, _relinter(encoding, options), unsafe)
+        outcome = fix_text(text, mine, _relinter(encoding, job, ignore_noqa), unsafe)
         rewrites.append(Rewrite(job, text, outcome.text, encoding, outcome.applied, outcome.remaining))
     return rewrites
 
 
-def _relinter(encoding: str, options: FileOptions) -> Callable[[str], list[Diagnostic]]:
-    """Lint fixed text as the file it will become (same encoding, same options)."""
-    return lambda text: lint_bytes(text.encode(encoding), options)
+def _relinter(encoding: str, job: Job, ignore_noqa: bool) -> Callable[[str], list[Diagnostic]]:
+    """Lint fixed text as the file it will become (same encoding, same settings)."""
+    return lambda text: lint_bytes(text.encode(encoding), job.settings, job.display, ignore_noqa=ignore_noqa)
 
 
 def add_noqa(jobs: list[Job], findings: list[Diagnostic]) -> tuple[int, list[str]]:

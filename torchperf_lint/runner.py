@@ -1,7 +1,7 @@
 """Lints many files: serial for a handful, a process pool when the batch pays for it.
 
-Cache hits are served from the rule catalog alone: the engine, the rule classes and LibCST are
-imported only when some file must actually be linted.
+Cache hits are served from the rule catalog and the project index alone: the engine, the rule
+classes and LibCST are imported only when some file must actually be linted.
 """
 
 from __future__ import annotations
@@ -12,15 +12,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TypeVar
 
 from torchperf_lint.cache import Cache, code_fingerprint
 from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
 from torchperf_lint.registry import catalog
 from torchperf_lint.workspace import FileSettings
-
-if TYPE_CHECKING:
-    from torchperf_lint.engine import FileOptions
 
 #: Below this many files, starting worker processes costs more than it saves.
 POOL_THRESHOLD = 32
@@ -34,23 +32,6 @@ class Job:
     data: bytes | None = None  # given for stdin
 
 
-def options_for(job: Job, ignore_noqa: bool = False) -> FileOptions:
-    """The rules and knobs the engine applies to one job's file (this imports the rule classes)."""
-    from torchperf_lint.engine import FileOptions
-    from torchperf_lint.registry import all_rules
-
-    file = job.settings
-    return FileOptions(
-        path=job.display,
-        module_name=file.module_name,
-        rules=tuple(cls for code, cls in all_rules().items() if code in file.enabled),
-        enabled=file.enabled,
-        prevalidated=file.settings.prevalidated,
-        primitives=file.settings.primitives,
-        ignore_noqa=ignore_noqa,
-    )
-
-
 def fingerprint(job: Job, ignore_noqa: bool = False) -> str:
     """Everything besides its bytes that decides a job's findings: the tool's code (engine and
     active rule modules), the file's module name, the classes of its enabled rules and the project
@@ -60,7 +41,8 @@ def fingerprint(job: Job, ignore_noqa: bool = False) -> str:
     active = sorted(code for code in file.enabled if code in rules)
     classes = ",".join(f"{code}={rules[code].module}.{rules[code].qualname}" for code in active)
     code = code_fingerprint(tuple(sorted({rules[code].module for code in active})))
-    knobs = f"{file.settings.prevalidated}|{file.settings.primitives}|{ignore_noqa}"
+    kernel = file.kernel.digest() if file.kernel is not None else "-"
+    knobs = f"{file.settings.prevalidated}|{file.settings.primitives}|{kernel}|{ignore_noqa}"
     return "\n".join((code, file.module_name, classes, ",".join(sorted(file.enabled)), knobs))
 
 
@@ -68,7 +50,7 @@ def fingerprint(job: Job, ignore_noqa: bool = False) -> str:
 Store = tuple[Path, str]
 
 
-def lint_job(job: Job, options: FileOptions, store: Store | None = None) -> list[Diagnostic]:
+def lint_job(job: Job, store: Store | None = None, ignore_noqa: bool = False) -> list[Diagnostic]:
     """One file's findings, kept in the cache when ``store`` is given (``run`` has already looked
     the file up there, so a worker never asks the cache twice)."""
     from torchperf_lint.engine import lint_bytes
@@ -76,7 +58,7 @@ def lint_job(job: Job, options: FileOptions, store: Store | None = None) -> list
     data = _read(job)
     if isinstance(data, list):
         return data
-    findings = lint_bytes(data, options)
+    findings = lint_bytes(data, job.settings, job.display, ignore_noqa=ignore_noqa)
     if store is not None and job.data is None:
         folder, job_fingerprint = store
         cache = Cache(folder)
@@ -114,13 +96,45 @@ def _size(job: Job) -> int:
         return 0
 
 
-def _lint_task(task: tuple[Job, FileOptions, Store | None]) -> list[Diagnostic]:
+def _lint_task(task: tuple[Job, Store | None, bool]) -> list[Diagnostic]:
     return lint_job(*task)
+
+
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+
+
+class Workers:
+    """Runs work over many items, in a process pool when a batch is large enough to pay for one.
+
+    The pool starts on the first batch that needs it and serves every later one (the project index
+    and then the lint share it), so a run pays for starting processes at most once."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.count = workers if workers is not None else (os.cpu_count() or 1)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def map(self, function: Callable[[_Item], _Result], items: Iterable[_Item]) -> Iterator[_Result]:
+        batch = list(items)
+        if self.count <= 1 or len(batch) < POOL_THRESHOLD:
+            return map(function, batch)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.count)
+        return self._pool.map(function, batch)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
 
 
 def run(
     jobs: Iterable[Job],
-    workers: int | None = None,
+    workers: Workers | None = None,
     *,
     use_cache: bool = False,
     ignore_noqa: bool = False,
@@ -129,6 +143,7 @@ def run(
     """Findings for every job, sorted by path, row and column. With ``use_cache``, each file's
     findings are kept in its project's cache folder, and hits are served here, in this process.
     ``progress`` is told how many files are done after each one."""
+    workers = workers if workers is not None else Workers(1)
     hits: list[list[Diagnostic]] = []
     misses: list[tuple[Job, Store | None]] = []
     for job in jobs:
@@ -138,26 +153,13 @@ def run(
             misses.append((job, store))
         else:
             hits.append(cached)
-    tasks = [(job, options_for(job, ignore_noqa), store) for job, store in misses]
+    # Largest files first, one per task: the last task to finish is then a small one, so no worker
+    # idles while another parses a big file (longest-processing-time-first scheduling).
+    misses.sort(key=lambda miss: _size(miss[0]), reverse=True)
+    tasks = [(job, store, ignore_noqa) for job, store in misses]
     findings: list[Diagnostic] = []
-    for done, result in enumerate(chain(hits, _lint_all(tasks, workers)), start=1):
+    for done, result in enumerate(chain(hits, workers.map(_lint_task, tasks)), start=1):
         findings.extend(result)
         if progress is not None:
             progress(done)
     return sorted(findings)
-
-
-def _lint_all(
-    tasks: list[tuple[Job, FileOptions, Store | None]], workers: int | None
-) -> Iterator[list[Diagnostic]]:
-    """Each task's findings, in a process pool when the batch is large enough to pay for one."""
-    workers = workers if workers is not None else (os.cpu_count() or 1)
-    if workers > 1 and len(tasks) >= POOL_THRESHOLD:
-        # Largest files first, one per task: the last task to finish is then a small one, so no
-        # worker idles while another parses a big file (longest-processing-time-first scheduling).
-        tasks.sort(key=lambda task: _size(task[0]), reverse=True)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(_lint_task, tasks)
-    else:
-        for task in tasks:
-            yield _lint_task(task)

@@ -23,6 +23,8 @@ from pathlib import Path
 from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIRECTORY
 from torchperf_lint.config import ConfigError, Settings, config_in, load
 from torchperf_lint.discovery import module_name
+from torchperf_lint.kernel_map import project as project_maps
+from torchperf_lint.kernel_map.facts import FileFacts
 from torchperf_lint.registry import known_codes
 from torchperf_lint.selection import UsageError, expand, per_file_ignored
 
@@ -62,6 +64,9 @@ class FileSettings:
     project: Project
     module_name: str
     enabled: frozenset[str]  # after this file's per-file-ignores
+    #: The kernel map's facts for this file, once its project's map was consulted (None: not yet, and
+    #: the engine infers them from the file alone).
+    kernel: FileFacts | None = None
 
     @property
     def settings(self) -> Settings:
@@ -134,7 +139,9 @@ def nearest_config(folder: Path) -> Path | None:
 
 
 def forget() -> None:
-    """Drop every cached configuration, so the next call reads the ``pyproject.toml`` files again."""
+    """Drop every cached configuration (and the project indexes read under them), so the next call
+    reads the ``pyproject.toml`` files again."""
+    project_maps.forget()
     _config_of_folder.clear()
     _projects.clear()
     _seen.clear()

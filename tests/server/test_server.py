@@ -266,7 +266,8 @@ async def test_two_workspace_folders_each_apply_their_own_pyproject(start_editor
     assert [(d.code, d.message) for d in in_pa] == [
         (
             "TPL005",
-            "`assert` re-validates inside caller-prevalidated `pa.routes._route`; "
+            "`assert` re-validates inside caller-prevalidated `pa.routes._route` "
+            "(the `prevalidated` setting names it); "
             "validate once at the public entry",
         ),
         ("TPL003", "`.cuda()` moves work to a non-CPU device; routes are CPU-only by contract"),
@@ -299,7 +300,7 @@ async def test_a_primitives_glob_makes_tpl007_apply_to_the_functions_it_matches(
     assert spans(matched) == [("TPL007", (4, 11, 4, 59))]
     assert matched[0].message == (
         "`torch.nn.functional.grid_sample` runs outside `torch.no_grad()` in primitive "
-        "`pk.kernels.resample`; guard the kernel body"
+        "`pk.kernels.resample` (the `primitives` setting names it); guard the kernel body"
     )
     assert await editor.open(package / "helpers.py") == []
     assert cli("check", "-q", "src", cwd=root).stdout.splitlines() == [

@@ -15,8 +15,9 @@ from torchperf_lint.config import Settings
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import discover
 from torchperf_lint.exit_codes import ExitCode
+from torchperf_lint.kernel_map.project import attach, facts_of_bytes, with_facts
 from torchperf_lint.reporters import HUMAN_FORMATS, REPORTERS, STATISTICS_FORMATS, ReportContext
-from torchperf_lint.runner import Job
+from torchperf_lint.runner import Job, Workers
 from torchperf_lint.runner import run as run_jobs
 from torchperf_lint.selection import UsageError
 from torchperf_lint.source import decode, decode_or_raw
@@ -31,10 +32,11 @@ def run(args: argparse.Namespace) -> ExitCode:
     forget()  # each run reads the configuration as it is now
     overrides = overrides_from(args)
     jobs, missing = _jobs(args, overrides)
-    with _progress(args, len(jobs)) as on_file_done:
+    with Workers(args.jobs) as workers, _progress(args, len(jobs)) as on_file_done:
+        jobs = attach(jobs, use_cache=not args.no_cache, mapper=workers.map)
         findings = run_jobs(
             jobs,
-            workers=args.jobs,
+            workers,
             use_cache=not args.no_cache,
             ignore_noqa=args.ignore_noqa,
             progress=on_file_done,
@@ -79,10 +81,10 @@ def _without_baseline(args: argparse.Namespace, jobs: list[Job], findings: list[
     """The findings that the ``--baseline`` revision's version of each file does not have."""
     from torchperf_lint import baseline  # git and LibCST: loaded only in baseline mode
     from torchperf_lint.engine import lint_bytes
-    from torchperf_lint.runner import options_for
 
     def lint_base(job: Job, data: bytes) -> list[Diagnostic]:
-        return lint_bytes(data, options_for(job, args.ignore_noqa))
+        base = with_facts(job, facts_of_bytes(job, data))
+        return lint_bytes(data, base.settings, job.display, ignore_noqa=args.ignore_noqa)
 
     try:
         return baseline.only_new(findings, jobs, args.baseline, lint_base)

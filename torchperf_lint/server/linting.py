@@ -1,7 +1,7 @@
 """What the engine says about one version of a document, and the text its fixes would leave.
 
 Every call here goes through the same functions as the command line: ``settings_for`` for the
-document's path, ``--force-exclude``'s test, the runner's options, ``lint_bytes``, and the fix
+document's path, ``--force-exclude``'s test, the kernel map's facts, ``lint_bytes``, and the fix
 engine of ``--fix`` and ``--add-noqa``. The server calls them from one thread only, since the
 configuration cache they share is not guarded by a lock.
 """
@@ -17,8 +17,9 @@ from torchperf_lint.config import ConfigError
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.discovery import force_excluded
 from torchperf_lint.engine import lint_bytes
+from torchperf_lint.kernel_map.project import attach
 from torchperf_lint.rewrite import fix_jobs, with_noqa
-from torchperf_lint.runner import Job, options_for
+from torchperf_lint.runner import Job
 from torchperf_lint.selection import UsageError
 from torchperf_lint.source import encoding_of
 
@@ -75,8 +76,8 @@ def _lint(snapshot: Snapshot) -> Outcome:
     if force_excluded(snapshot.path, settings.settings):
         return Outcome(snapshot)
     data = _saved_bytes(snapshot.source)
-    job = Job(snapshot.path, str(snapshot.path), settings, data)
-    return Outcome(snapshot, tuple(lint_bytes(data, options_for(job))), job)
+    (job,) = attach([Job(snapshot.path, str(snapshot.path), settings, data)], use_cache=True)
+    return Outcome(snapshot, tuple(lint_bytes(data, job.settings, job.display)), job)
 
 
 def reload() -> None:

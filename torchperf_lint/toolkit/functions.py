@@ -1,4 +1,4 @@
-"""Function-level facts rules share: which functions are primitives, and what encloses a node.
+"""Function-level facts rules share: the kernel map's role of a function, and what encloses a node.
 
 Everything here reads the engine's ancestor stack for the node being visited, so it stays inside the
 innermost ``def``: a loop or a ``with`` outside a nested function does not cover that function's body.
@@ -6,41 +6,27 @@ innermost ``def``: a loop or a ``with`` outside a nested function does not cover
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from torchperf_lint.context import FileContext
+from torchperf_lint.kernel_map.facts import Prevalidation
+from torchperf_lint.vocabulary import GRAD_GUARDS
 
-PRAGMA = re.compile(r"#\s*torchperf:\s*prevalidated\b")
-#: Context managers and decorators that stop autograd recording.
-GRAD_GUARDS = frozenset(
-    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
-)
 _LOOPS = frozenset({cst.For, cst.While})
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 _FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
 
 
-def has_prevalidated_pragma(ctx: FileContext, node: cst.FunctionDef) -> bool:
-    """``# torchperf: prevalidated`` on the ``def`` line (or the line its header ends on)."""
-    body = node.body
-    header = body.header if isinstance(body, cst.IndentedBlock) else body.trailing_whitespace
-    if header.comment is not None and PRAGMA.search(header.comment.value):
-        return True
-    if not ctx.mentions(PRAGMA):
-        return False
-    return bool(PRAGMA.search(ctx.line(ctx.def_line(node))))
+def prevalidation(ctx: FileContext) -> Prevalidation | None:
+    """Why the function being visited is caller-prevalidated, per the kernel map (None: it is not)."""
+    role = ctx.role()
+    return role.prevalidated if role is not None else None
 
 
-def is_prevalidated(ctx: FileContext, node: cst.FunctionDef) -> bool:
-    """Marked by pragma or matched by a ``prevalidated`` glob (call while visiting ``node``)."""
-    return ctx.matches(ctx.prevalidated_globs) or has_prevalidated_pragma(ctx, node)
-
-
-def is_primitive(ctx: FileContext, node: cst.FunctionDef) -> bool:
-    """A caller-prevalidated router or a function matched by a ``primitives`` glob."""
-    return is_prevalidated(ctx, node) or ctx.matches(ctx.primitive_globs)
+def primitive(ctx: FileContext) -> str | None:
+    """Why the function being visited is a primitive, per the kernel map (None: it is not)."""
+    role = ctx.role()
+    return role.primitive if role is not None else None
 
 
 def parameters(function: cst.FunctionDef) -> list[cst.Param]:

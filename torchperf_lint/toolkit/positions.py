@@ -145,21 +145,6 @@ class Locator:
             raise KeyError(f"{type(node).__name__} node is not part of the module")
         return found
 
-    def def_line(self, path: Sequence[cst.CSTNode]) -> int | None:
-        """The line of the ``def`` or ``class`` keyword (after any decorators) of the last node on
-        ``path``, read from CPython's ``ast`` without generating code; None when that node is not a
-        function or class the ``ast`` places (one nested in an ``if``, say)."""
-        placed = self._innermost_statement(path) if self.syntax_tree is not None else None
-        if placed is None or placed[0] is not path[-1]:
-            return None
-        statement, counterpart = placed[0], placed[3]
-        expected = (
-            (ast.ClassDef,) if isinstance(statement, cst.ClassDef) else (ast.FunctionDef, ast.AsyncFunctionDef)
-        )
-        if not isinstance(statement, cst.FunctionDef | cst.ClassDef) or not isinstance(counterpart, expected):
-            return None
-        return counterpart.lineno
-
     def _generate_statement(self, path: Sequence[cst.CSTNode]) -> None:
         placed = self._innermost_statement(path)
         if placed is None or id(placed[0]) in self._generated:

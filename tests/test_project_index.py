@@ -1,0 +1,163 @@
+"""The project index: what a summary records, and that a warm index parses only what changed."""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+from torchperf_lint import cli
+from torchperf_lint.config import Settings
+from torchperf_lint.index import build as index_build
+from torchperf_lint.index.build import summarize_bytes
+from torchperf_lint.index.claims import Claim, claims_of
+from torchperf_lint.index.conditions import failing_condition, renamed
+from torchperf_lint.kernel_map import project as project_maps
+from torchperf_lint.kernel_map.infer import KernelMap
+
+
+@pytest.fixture
+def package(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    for index in range(6):
+        (tmp_path / "pkg" / f"m{index}.py").write_text(f"import torch\n\ndef f{index}(x):\n    return x\n")
+    monkeypatch.chdir(tmp_path)
+    project_maps.forget()
+    return tmp_path
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The files the index parsed (every summary is built by ``summarize_file``)."""
+    seen: list[str] = []
+    real = index_build.summarize_file
+
+    def spy(task):
+        seen.append(task.path.name)
+        return real(task)
+
+    monkeypatch.setattr(index_build, "summarize_file", spy)
+    return seen
+
+
+def index_run(root: Path) -> int:
+    project_maps.forget()  # a new process: only the stored index is left
+    found = project_maps.project_map(root, Settings(root=root, source=root / "pyproject.toml"), root / ".cache")
+    return found.index.parsed
+
+
+def test_a_changed_file_re_indexes_only_itself(package, parses):
+    assert index_run(package) == 7
+    assert index_run(package) == 0
+    (package / "pkg" / "m3.py").write_text("import torch\n\ndef f3(x):\n    return x * 2\n")
+    parses.clear()
+    assert index_run(package) == 1
+    assert parses == ["m3.py"]
+
+
+def test_a_touched_but_unchanged_file_is_hashed_not_parsed(package, parses):
+    index_run(package)
+    stat = (package / "pkg" / "m1.py").stat()
+    os.utime(package / "pkg" / "m1.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    parses.clear()
+    assert index_run(package) == 0 and parses == []
+
+
+def test_a_damaged_index_is_rebuilt(package):
+    index_run(package)
+    (stored,) = (package / ".cache").rglob("*.json")
+    stored.write_text("{not json")
+    assert index_run(package) == 7
+
+
+def test_a_pre_commit_run_on_two_files_parses_no_other_file(package, parses, capsys):
+    cli.main(["check", "-q", "pkg/m0.py", "pkg/m1.py"])
+    assert sorted(parses) == ["__init__.py", *(f"m{i}.py" for i in range(6))]
+    parses.clear()
+    (package / "pkg" / "m0.py").write_text("import torch\n\ndef f0(x):\n    return x.cuda()\n")
+    project_maps.forget()
+    cli.main(["check", "-q", "pkg/m0.py", "pkg/m1.py"])
+    assert parses == ["m0.py"]
+    assert "pkg/m0.py:4:12: TPL003" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("docstring", "expected"),
+    [
+        ("Sample one prevalidated CPU volume.", [Claim(1, "Sample one prevalidated CPU volume.", None, None)]),
+        (
+            "Resize.\n\nCallers validate the container, layout, dtype, and control data.",
+            [
+                Claim(
+                    3,
+                    "Callers validate the container, layout, dtype, and control data.",
+                    None,
+                    ("container", "dtype", "layout", "shape", "value"),
+                )
+            ],
+        ),
+        (
+            "Shapes and dtypes are validated by the caller.",
+            [Claim(1, "Shapes and dtypes are validated by the caller.", None, ("dtype", "shape"))],
+        ),
+        (
+            "Warp.\n\n    Args:\n        volume: Prevalidated CDHW volume.\n        size: Output size.\n",
+            [Claim(4, "volume: Prevalidated CDHW volume.", ("volume",), None)],
+        ),
+        (
+            "The caller owns validation of the layout.",
+            [Claim(1, "The caller owns validation of the layout.", None, ("layout", "shape"))],
+        ),
+        ("Warp.\n\nThe prevalidated kernels are applied in depth order.", []),
+        ("Callers need not validate anything: this function checks.", []),
+        ("Validate the volume and raise on a bad one.", []),
+    ],
+    ids=[
+        "adjective",
+        "verb-list",
+        "passive",
+        "args-entry",
+        "owns",
+        "adjective-elsewhere",
+        "negated",
+        "imperative",
+    ],
+)
+def test_docstring_claims(docstring, expected):
+    assert list(claims_of(docstring, 1, ("volume", "size"))) == expected
+
+
+def test_an_if_raise_and_an_assert_of_the_same_condition_compare_equal():
+    negative = ast.parse("not isinstance(x, torch.Tensor)", mode="eval").body
+    positive = ast.parse("isinstance( x ,torch.Tensor )", mode="eval").body
+    assert failing_condition(negative, asserted=False) == failing_condition(positive, asserted=True)
+    assert renamed("x.ndim != 4", {"x": "volume"}) == "volume.ndim != 4"
+    assert renamed("k > 0", {"x": "volume"}) is None
+
+
+def test_names_follow_relative_imports_and_aliases_across_modules():
+    types = summarize_bytes(b"import torch\nVolume = torch.Tensor\n", "pkg.types", False)
+    kernel = summarize_bytes(
+        b"import torch.nn.functional as F\nfrom .types import Volume\n\n"
+        b"def _route(volume: Volume) -> Volume:\n    return F.pad(volume, (1, 1))\n",
+        "pkg.kernels",
+        False,
+    )
+    (function,) = kernel.functions
+    assert function.params[0].annotation == "pkg.types.Volume"
+    assert function.heavy == (("torch.nn.functional.pad", 5, None),)
+    kernel_map = KernelMap([types, kernel])
+    assert kernel_map.kind_of_type("pkg.types.Volume") == "tensor"
+    assert kernel_map.returns("pkg.kernels._route") == "tensor"
+    assert kernel_map.roles["pkg.kernels._route"].primitive == (
+        "takes a tensor, returns data and calls `torch.nn.functional.pad` (line 5)"
+    )
+
+
+def test_a_file_cpython_cannot_parse_has_an_empty_summary():
+    summary = summarize_bytes(b"def f(:\n", "pkg.broken", False)
+    assert summary.functions == () and summary.syntax_error is not None

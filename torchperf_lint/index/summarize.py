@@ -1,0 +1,459 @@
+"""One file's summary, read from the CPython ``ast`` tree the engine parses anyway.
+
+A single pass over each function's statements in source order records its calls (with the grad guard
+around each and what was validated before it), its heavy torch calls, its checks and its returns.
+Names resolve through the file's imports (relative ones included), module-level aliases
+(``Tensor = torch.Tensor``), the module's own functions and ``self.method``; a parameter shadows an
+import of the same name.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from torchperf_lint.index.claims import claims_of
+from torchperf_lint.index.conditions import failing_condition
+from torchperf_lint.index.summary import Call, Check, FunctionSummary, ModuleSummary, Param
+from torchperf_lint.lines import split_lines
+from torchperf_lint.vocabulary import (
+    GRAD_ENABLERS,
+    HEAVY_OPS,
+    INFERENCE_MODE,
+    NO_GRAD,
+    PRAGMA,
+    VALIDATION_ERRORS,
+    VALIDATOR,
+    check_properties,
+    validator_properties,
+)
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_OPTIONAL = frozenset({"typing.Optional"})
+_GRAD_FLAG_CALLS = frozenset({"torch.is_grad_enabled", "torch.is_inference_mode_enabled"})
+
+
+def summarize(tree: ast.Module, module: str, is_package: bool, text: str) -> ModuleSummary:
+    """The summary of a parsed file; ``text`` is its source (read for the pragma on ``def`` lines)."""
+    reader = _ModuleReader(module, is_package, split_lines(text) if PRAGMA.search(text) else [])
+    reader.read(tree)
+    return ModuleSummary(
+        module=module,
+        exports=reader.exports,
+        functions=tuple(reader.functions),
+        references=tuple(sorted(reader.references)),
+    )
+
+
+def failed(module: str, error: tuple[int, int, str]) -> ModuleSummary:
+    """The summary of a file CPython cannot parse: no functions, and why."""
+    return ModuleSummary(module=module, syntax_error=error)
+
+
+class _ModuleReader:
+    def __init__(self, module: str, is_package: bool, lines: list[str]) -> None:
+        self.module, self.is_package, self.lines = module, is_package, lines
+        self.top = module.partition(".")[0]
+        self.exports: dict[str, str] = {}
+        self.defined: set[str] = set()
+        self.functions: list[FunctionSummary] = []
+        self.references: set[str] = set()
+
+    def read(self, tree: ast.Module) -> None:
+        body = list(_module_statements(tree.body))
+        for statement in body:
+            if isinstance(statement, ast.Import | ast.ImportFrom):
+                self.exports.update(self.imports(statement))
+            elif isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
+                self.defined.add(statement.name)
+        for statement in body:
+            self._alias(statement)
+        for statement in body:
+            if isinstance(statement, _FUNCTIONS):
+                self.function(statement, self.qualified(statement.name), {}, None)
+            elif isinstance(statement, ast.ClassDef):
+                self.klass(statement, self.qualified(statement.name))
+            else:
+                # A use at module level (a call at import time, a dispatch table) is a caller the
+                # index does not follow.
+                self.references.update(_Scanner(self, {}, frozenset(), None).references_in(statement, set()))
+
+    def qualified(self, name: str) -> str:
+        return f"{self.module}.{name}" if self.module else name
+
+    def imports(self, statement: ast.Import | ast.ImportFrom) -> dict[str, str]:
+        bound: dict[str, str] = {}
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    root = alias.name.partition(".")[0]
+                    bound[root] = root
+            return bound
+        base = self._import_base(statement)
+        if base is None:
+            return bound
+        for alias in statement.names:
+            if alias.name != "*":
+                bound[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        return bound
+
+    def _import_base(self, statement: ast.ImportFrom) -> str | None:
+        if not statement.level:
+            return statement.module or ""
+        package = self.module.split(".") if self.is_package else self.module.split(".")[:-1]
+        if statement.level - 1 > len(package):
+            return None
+        parts = package[: len(package) - (statement.level - 1)]
+        if statement.module:
+            parts.append(statement.module)
+        return ".".join(p for p in parts if p) or None
+
+    def _alias(self, statement: ast.stmt) -> None:
+        """``Tensor = torch.Tensor`` (or annotated): the name stands for the imported one."""
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            return
+        if isinstance(target, ast.Name) and target.id not in self.exports:
+            resolved = _resolve(value, self.exports, self.defined, self.module)
+            if resolved is not None:
+                self.exports[target.id] = resolved
+
+    def klass(self, node: ast.ClassDef, qualname: str) -> None:
+        methods = {s.name for s in node.body if isinstance(s, _FUNCTIONS)}
+        for statement in node.body:
+            if isinstance(statement, _FUNCTIONS):
+                self.function(statement, f"{qualname}.{statement.name}", {}, (qualname, methods))
+            elif isinstance(statement, ast.ClassDef):
+                self.klass(statement, f"{qualname}.{statement.name}")
+
+    def function(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        outer: dict[str, str],
+        owner: tuple[str, set[str]] | None,
+    ) -> None:
+        arguments = node.args
+        params = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+        shadowed = frozenset(a.arg for a in (*params, arguments.vararg, arguments.kwarg) if a is not None)
+        scanner = _Scanner(self, outer, shadowed, owner)
+        guard = None
+        for decorator in node.decorator_list:
+            guard = scanner.guard_of(decorator) or guard
+        scanner.block(node.body, guard, top_level=True)
+        names = tuple(a.arg for a in params)
+        docstring = ast.get_docstring(node, clean=False)
+        docstring_line = node.body[0].lineno if docstring is not None else node.lineno
+        self.functions.append(
+            FunctionSummary(
+                qualname=qualname,
+                line=node.lineno,
+                summary=(ast.get_docstring(node) or "").strip().partition("\n")[0][:120],
+                claims=claims_of(docstring, docstring_line, names) if docstring else (),
+                pragma=self._has_pragma(node),
+                params=tuple(Param(a.arg, scanner.annotation(a.annotation)) for a in params),
+                returns=scanner.returns_kind(node.returns),
+                guard=guard,
+                calls=tuple(scanner.calls),
+                heavy=tuple(scanner.heavy),
+                checks=tuple(scanner.checks),
+                returns_inference=scanner.returns_inference,
+            )
+        )
+        self.references.update(scanner.references)
+        for inner in scanner.nested:
+            self.function(inner, f"{qualname}.{inner.name}", scanner.names, None)
+
+    def _has_pragma(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """The pragma on the ``def`` line or on the line the header ends on."""
+        end = node.body[0].lineno - 1 if node.body else node.lineno
+        rows = {node.lineno, max(end, node.lineno)}
+        return any(0 < row <= len(self.lines) and PRAGMA.search(self.lines[row - 1]) for row in rows)
+
+
+def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements, including those inside module-level ``if``/``try`` blocks."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            yield from _module_statements(statement.body)
+            yield from _module_statements(statement.orelse)
+        elif isinstance(statement, ast.Try):
+            yield from _module_statements(statement.body)
+            for handler in statement.handlers:
+                yield from _module_statements(handler.body)
+            yield from _module_statements(statement.orelse)
+            yield from _module_statements(statement.finalbody)
+        else:
+            yield statement
+
+
+def _resolve(node: ast.expr, names: dict[str, str], defined: set[str], module: str) -> str | None:
+    """The dotted name a ``Name``/``Attribute`` chain stands for, or None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    root = names.get(node.id)
+    if root is None:
+        if node.id not in defined:
+            return None
+        root = f"{module}.{node.id}" if module else node.id
+    return ".".join([root, *reversed(parts)])
+
+
+class _Scanner:
+    """Reads one function body in source order."""
+
+    def __init__(
+        self,
+        reader: _ModuleReader,
+        local: dict[str, str],
+        shadowed: frozenset[str],
+        owner: tuple[str, set[str]] | None,
+    ) -> None:
+        self.reader, self.shadowed, self.owner = reader, shadowed, owner
+        self.names = {**reader.exports, **local}
+        self.calls: list[Call] = []
+        self.heavy: list[tuple[str, int, str | None]] = []
+        self.checks: list[Check] = []
+        self.references: set[str] = set()
+        self.nested: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self.validated: set[str] = set()
+        self.return_kinds: set[str | None] = set()
+        self.returns_inference = False
+        #: Names last bound under ``inference_mode``: they hold inference tensors.
+        self.inference_names: set[str] = set()
+
+    def resolve(self, node: ast.expr) -> str | None:
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.shadowed:
+            if root.id in ("self", "cls") and self.owner is not None and isinstance(node, ast.Attribute):
+                owner, methods = self.owner
+                if node.value is root and node.attr in methods:
+                    return f"{owner}.{node.attr}"
+            return None
+        return _resolve(node, self.names, self.reader.defined, self.reader.module)
+
+    def annotation(self, node: ast.expr | None) -> str | None:
+        """The dotted type an annotation names, unwrapping ``Optional[X]``, ``X | None`` and ``X[...]``."""
+        if node is None:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+            return self.annotation(sides[0]) if len(sides) == 1 else None
+        if isinstance(node, ast.Subscript):
+            base = self.resolve(node.value)
+            if base in _OPTIONAL:
+                return self.annotation(node.slice)
+            return base
+        return self.resolve(node) if isinstance(node, ast.Name | ast.Attribute) else None
+
+    def returns_kind(self, annotation: ast.expr | None) -> str | None:
+        declared = self.annotation(annotation)
+        if declared is not None:
+            return f"type:{declared}"
+        kinds = self.return_kinds
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def guard_of(self, node: ast.expr) -> str | None:
+        call = node if isinstance(node, ast.Call) else None
+        name = self.resolve(call.func if call is not None else node)
+        if name in NO_GRAD:
+            return "no_grad"
+        if name in INFERENCE_MODE:
+            off = call is not None and any(
+                isinstance(a, ast.Constant) and a.value is False
+                for a in (*call.args, *(k.value for k in call.keywords if k.arg == "mode"))
+            )
+            return None if off else "inference_mode"
+        return None
+
+    def block(self, body: list[ast.stmt], guard: str | None, top_level: bool = False) -> None:
+        for statement in body:
+            self.statement(statement, guard, top_level)
+
+    def statement(self, node: ast.stmt, guard: str | None, top_level: bool) -> None:
+        if isinstance(node, _FUNCTIONS):
+            self.nested.append(node)
+            for decorator in node.decorator_list:
+                self.expression(decorator, guard)
+            return
+        if isinstance(node, ast.ClassDef):
+            return
+        if isinstance(node, ast.With | ast.AsyncWith):
+            inner = guard
+            for item in node.items:
+                self.expression(item.context_expr, guard)
+                expression = item.context_expr
+                target = expression.func if isinstance(expression, ast.Call) else expression
+                if self.resolve(target) in GRAD_ENABLERS:
+                    inner = None
+                inner = self.guard_of(expression) or inner
+            self.block(node.body, inner)
+            return
+        if isinstance(node, ast.If):
+            self.expression(node.test, guard)
+            if _raises_validation_error(node.body):
+                self._check(node.lineno, node.test, asserted=False)
+                if top_level:
+                    self.validated.update(_names(node.test))
+            self.block(node.body, guard)
+            self.block(node.orelse, guard)
+            return
+        if isinstance(node, ast.Assert):
+            self.expression(node.test, guard)
+            self._check(node.lineno, node.test, asserted=True)
+            if top_level:
+                self.validated.update(_names(node.test))
+            return
+        if isinstance(node, ast.Return):
+            if node.value is not None:
+                self.expression(node.value, guard)
+                self.return_kinds.add(self._value_kind(node.value))
+                inference = guard == "inference_mode" or bool(_names(node.value) & self.inference_names)
+                if inference and not _is_none(node.value):
+                    self.returns_inference = True
+            return
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = {found.id for target in targets for found in ast.walk(target) if isinstance(found, ast.Name)}
+            if guard == "inference_mode":
+                self.inference_names |= bound
+            else:
+                self.inference_names -= bound
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _validator_name(node.value):
+            self.expression(node.value, guard)
+            names = tuple(sorted(_names(node.value)))
+            validator = self.resolve(node.value.func)
+            self.checks.append(Check(node.lineno, names, _validator_properties(node.value), None, validator))
+            if top_level:
+                self.validated.update(names)
+            return
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            self.names.update(self.reader.imports(node))
+            return
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr):
+                self.expression(value, guard)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        self.statement(item, guard, top_level=False)
+                    elif isinstance(item, ast.expr):
+                        self.expression(item, guard)
+                    elif isinstance(item, ast.excepthandler | ast.match_case):
+                        self.block(item.body, guard)
+                        if isinstance(item, ast.match_case) and item.guard is not None:
+                            self.expression(item.guard, guard)
+
+    def _check(self, line: int, test: ast.expr, *, asserted: bool) -> None:
+        properties = tuple(sorted(check_properties(ast.unparse(test))))
+        condition = failing_condition(test, asserted=asserted)
+        self.checks.append(Check(line, tuple(sorted(_names(test))), properties, condition))
+
+    def expression(self, node: ast.expr, guard: str | None) -> None:
+        called: set[int] = set()
+        for found in ast.walk(node):
+            if isinstance(found, ast.Call):
+                called.add(id(found.func))
+                self._call(found, guard)
+        self.references.update(self.references_in(node, called))
+
+    def references_in(self, node: ast.AST, called: set[int] | None = None) -> Iterator[str]:
+        """Project names used other than as a callee."""
+        top = self.reader.top
+        called = called if called is not None else {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+        for found in ast.walk(node):
+            if (
+                isinstance(found, ast.Name | ast.Attribute)
+                and isinstance(found.ctx, ast.Load)
+                and id(found) not in called
+            ):
+                name = self.resolve(found)
+                if name is not None and name.partition(".")[0] == top:
+                    yield name
+
+    def _call(self, call: ast.Call, guard: str | None) -> None:
+        callee = self.resolve(call.func)
+        if callee is None:
+            return
+        if callee in HEAVY_OPS:
+            self.heavy.append((callee, call.lineno, guard))
+            return
+        slots: list[tuple[int | str, str]] = [
+            (index, argument.id) for index, argument in enumerate(call.args) if isinstance(argument, ast.Name)
+        ]
+        slots += [
+            (k.arg, k.value.id) for k in call.keywords if k.arg is not None and isinstance(k.value, ast.Name)
+        ]
+        validated = tuple(sorted(self.validated & {name for _, name in slots}))
+        self.calls.append(Call(callee, call.lineno, guard, tuple(slots), validated))
+
+    def _value_kind(self, node: ast.expr) -> str | None:
+        if _reads_grad_state(node, self):
+            return "grad-flag"
+        if isinstance(node, ast.Call):
+            callee = self.resolve(node.func)
+            if callee is None:
+                return None
+            if callee.startswith("numpy."):
+                return "array"
+            namespace, _, name = callee.rpartition(".")
+            if namespace in ("torch", "torch.nn.functional") and name[:1].islower() and not name.startswith("is_"):
+                return "tensor"
+            return f"={callee}"
+        return None
+
+
+def _reads_grad_state(node: ast.expr, scanner: _Scanner) -> bool:
+    """``x.requires_grad``, ``torch.is_grad_enabled()``, or a boolean combination holding one."""
+    if isinstance(node, ast.BoolOp):
+        return any(_reads_grad_state(value, scanner) for value in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _reads_grad_state(node.operand, scanner)
+    if isinstance(node, ast.Attribute) and node.attr == "requires_grad":
+        return True
+    return isinstance(node, ast.Call) and scanner.resolve(node.func) in _GRAD_FLAG_CALLS
+
+
+def _raises_validation_error(body: list[ast.stmt]) -> bool:
+    """The block ends by raising one of the argument errors (``raise ValueError(msg)``)."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Raise) or last.exc is None:
+        return False
+    exc = last.exc.func if isinstance(last.exc, ast.Call) else last.exc
+    return isinstance(exc, ast.Name) and exc.id in VALIDATION_ERRORS
+
+
+def _validator_name(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return name is not None and VALIDATOR.match(name) is not None
+
+
+def _validator_properties(call: ast.Call) -> tuple[str, ...]:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return tuple(sorted(validator_properties(name)))
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {found.id for found in ast.walk(node) if isinstance(found, ast.Name)}
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

@@ -1,0 +1,78 @@
+"""What the kernel map tells the engine about one file: the role of each of its functions, and what the
+project functions it calls return. Small, frozen and picklable: it travels to worker processes and
+into the findings cache key."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+ALL = None  # a scope that covers every parameter, or every property
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which parameters arrive validated: every check of the listed properties (None: all), and the
+    exact checks listed as failing conditions in the function's own names (what its callers ran)."""
+
+    params: tuple[str, ...] | None = ALL
+    properties: tuple[str, ...] | None = ALL
+    conditions: tuple[str, ...] = ()
+
+    def covers(self, names: frozenset[str], properties: frozenset[str], condition: str | None) -> bool:
+        """Whether a check reading ``names``, testing ``properties`` and failing on ``condition``
+        repeats this validation."""
+        read = names if self.params is None else names & frozenset(self.params)
+        if not read:
+            return False
+        if condition is not None and condition in self.conditions:
+            return True
+        return self.properties is None or bool(properties & frozenset(self.properties))
+
+
+@dataclass(frozen=True)
+class Prevalidation:
+    """Why a function's inputs arrive validated, and which of them."""
+
+    reason: str
+    scopes: tuple[Scope, ...] = (Scope(),)
+    #: Declared (pragma or configuration) rather than inferred.
+    explicit: bool = False
+
+    def covers(self, names: frozenset[str], properties: frozenset[str], condition: str | None) -> bool:
+        return any(scope.covers(names, properties, condition) for scope in self.scopes)
+
+
+@dataclass(frozen=True)
+class FunctionRole:
+    prevalidated: Prevalidation | None = None
+    #: Why the function is a primitive (None: it is not one).
+    primitive: str | None = None
+    #: Declared a primitive (pragma or configuration) rather than inferred.
+    declared: bool = False
+    #: Why an unguarded heavy call in it is a finding (TPL007): a declaration, or the package's own
+    #: convention ("14 of 16 Tensor primitives in `pkg` run under `torch.no_grad()`"). None: no finding.
+    grad_guard: str | None = None
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """The kernel map's answers for one file, keyed by qualified function name."""
+
+    roles: dict[str, FunctionRole] = field(default_factory=dict)
+    #: What project functions this file calls return: ``tensor``, ``array`` or ``grad-flag``.
+    returns: dict[str, str] = field(default_factory=dict)
+
+    def role(self, qualname: str) -> FunctionRole | None:
+        return self.roles.get(qualname)
+
+    def digest(self) -> str:
+        """A stable hash of these facts, part of the findings cache key."""
+        text = repr((sorted(self.roles.items()), sorted(self.returns.items())))
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def __hash__(self) -> int:
+        return hash(self.digest())
+
+
+NO_FACTS = FileFacts()

@@ -1,0 +1,73 @@
+"""The torch names and idioms the project index and the rules both recognise, defined once.
+
+Plain data and text tests only: the index reads CPython's ``ast`` and must not import LibCST, while
+the rules read LibCST trees; both spell the contract's vocabulary from here.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: ``# torchperf: prevalidated`` on a ``def`` line marks a caller-prevalidated function.
+PRAGMA = re.compile(r"#\s*torchperf:\s*prevalidated\b")
+
+NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.grad_mode.inference_mode"})
+#: Context managers and decorators that stop autograd recording.
+GRAD_GUARDS = NO_GRAD | INFERENCE_MODE
+#: Context managers that turn recording back on inside a guard.
+GRAD_ENABLERS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.set_grad_enabled"})
+
+_F = "torch.nn.functional."
+#: Sampling, convolution, interpolation, padding and matrix products: the calls whose saved inputs cost.
+HEAVY_OPS = frozenset(
+    {
+        *(_F + name for name in ("grid_sample", "affine_grid", "interpolate", "upsample", "pad", "linear")),
+        *(_F + f"conv{d}d" for d in (1, 2, 3)),
+        *(_F + f"conv_transpose{d}d" for d in (1, 2, 3)),
+        *(_F + f"{kind}_pool{d}d" for kind in ("avg", "max") for d in (1, 2, 3)),
+        *(f"torch.conv{d}d" for d in (1, 2, 3)),
+        "torch.matmul",
+        "torch.mm",
+        "torch.bmm",
+        "torch.einsum",
+        "torch.tensordot",
+        "torch.baddbmm",
+        "torch.addmm",
+    }
+)
+
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+
+#: Exceptions whose ``raise`` outside an ``except`` block rejects an argument.
+VALIDATION_ERRORS = frozenset(
+    {"ValueError", "TypeError", "IndexError", "KeyError", "LookupError", "AssertionError"}
+)
+#: ``validate_x(...)``, ``check_x(...)``, ``ensure_x``, ``assert_x`` and ``torch._check``: validator calls.
+VALIDATOR = re.compile(r"^_*(validate|check|ensure|assert)(_|$)")
+
+#: What a check can be about, read from the text of its condition (or a validator's name).
+PROPERTIES = ("container", "shape", "dtype", "device", "layout", "strides", "autograd", "value")
+_PROPERTY_PATTERNS = (
+    ("container", re.compile(r"\bisinstance\s*\(|\btype\s*\(")),
+    ("shape", re.compile(r"\.(shape|ndim|dim|size|numel)\b|\blen\s*\(|\bshape\b|\bndim\b|\brank\b")),
+    ("dtype", re.compile(r"\.?dtype\b|\bis_floating_point\b|\bis_complex\b")),
+    ("device", re.compile(r"\.device\b|\.is_cuda\b|\.is_mps\b|\bdevice\b")),
+    ("layout", re.compile(r"\blayout\b|\bmemory_format\b|\bchannels_last")),
+    ("strides", re.compile(r"\.(stride|strides|is_contiguous|flags)\b|\bcontiguous\b")),
+    ("autograd", re.compile(r"\brequires_grad\b|\bis_grad_enabled\b|\bgrad_fn\b")),
+)
+
+
+def check_properties(text: str) -> frozenset[str]:
+    """The properties a check tests, from its condition's source (``volume.dtype != torch.uint8`` ->
+    ``dtype``). A condition that names none of them tests a value (``k not in (1, 2, 3)``)."""
+    found = frozenset(name for name, pattern in _PROPERTY_PATTERNS if pattern.search(text))
+    return found or frozenset({"value"})
+
+
+def validator_properties(name: str) -> frozenset[str]:
+    """What a validator call checks: the property its name says (``check_dtype``), else everything."""
+    named = check_properties(name.replace("_", " "))
+    return named if named != {"value"} else frozenset(PROPERTIES)
