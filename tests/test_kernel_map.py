@@ -62,7 +62,7 @@ def test_messages_name_the_docstring_line_the_caller_or_the_convention(project):
         "`kern.routers._warp_router` (only called after `kern.api.warp` checks what it passes); "
         "validate once at the public entry",
         "kern/routers.py:24:9: TPL005 `raise ValueError` re-validates inside caller-prevalidated "
-        '`kern.routers.resample` (docstring line 21: "Callers validate the container, layout and dtype."); '
+        '`kern.routers.resample` (its docstring: "Callers validate the container, layout and dtype."); '
         "validate once at the public entry",
         "kern/sampling.py:28:12: TPL007 `torch.nn.functional.interpolate` runs outside `torch.no_grad()` in "
         "primitive `kern.sampling.upsample` (5 of 6 primitives in `kern` run their heavy calls under a grad "
@@ -82,12 +82,12 @@ def test_the_map_lists_every_entry_with_its_reason(project):
         "(covers volume: `not isinstance(volume, torch.Tensor)`; `volume.ndim != 4`)",
         "    primitive: caller-prevalidated",
         "kern/routers.py:18: kern.routers.resample",
-        '    prevalidated: docstring line 21: "Callers validate the container, layout and dtype." '
+        '    prevalidated: its docstring: "Callers validate the container, layout and dtype." '
         "(covers all parameters: container, dtype, layout, shape)",
         "    primitive: caller-prevalidated",
         "    grad guard: its heavy calls run under one",
         "kern/routers.py:32: kern.routers.scale",
-        '    prevalidated: docstring line 36: "volume: Prevalidated float32 CDHW volume." '
+        '    prevalidated: its docstring: "volume: Prevalidated float32 CDHW volume." '
         "(covers volume: every property)",
         "    primitive: caller-prevalidated",
         "    grad guard: its heavy calls run under one",
@@ -127,7 +127,7 @@ def test_an_unsaved_edit_changes_the_map_for_its_own_file(project):
     edited = (project / "kern" / "routers.py").read_text().replace("def resample(", "def resample_all(")
     result = cli("check", "--no-cache", "-q", "--select", "TPL005", "-", "--stdin-filename", "kern/routers.py",
                  cwd=project, stdin=edited)  # fmt: skip
-    assert "`kern.routers.resample_all` (docstring line 21" in result.stdout
+    assert "`kern.routers.resample_all` (its docstring: " in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -67,11 +67,34 @@ def test_a_touched_but_unchanged_file_is_hashed_not_parsed(package, parses):
     assert index_run(package) == 0 and parses == []
 
 
-def test_a_damaged_index_is_rebuilt(package):
+def test_a_damaged_manifest_or_summary_is_rebuilt_and_nothing_else(package, parses):
     index_run(package)
-    (stored,) = (package / ".cache").rglob("*.json")
-    stored.write_text("{not json")
+    summaries = sorted((package / ".cache").glob("index-v*/summaries/*/*.json"))
+    assert len(summaries) == 7
+    summaries[0].write_text("{not json")
+    (facts,) = (package / ".cache").glob("index-v*/facts/*.json")
+    facts.unlink()  # so the map is inferred again, from every summary
+    parses.clear()
+    assert index_run(package) == 0 and len(parses) == 1  # only the damaged summary is parsed again
+    (manifest,) = (package / ".cache").glob("index-v*/projects/*.json")
+    manifest.write_text('{"tool": "another version", "files": {}}')
     assert index_run(package) == 7
+
+
+def test_an_edit_that_only_moves_lines_reuses_the_stored_facts(package, monkeypatch):
+    index_run(package)
+    inferred: list[int] = []
+    real = project_maps.KernelMap
+
+    def spy(*args, **kwargs):
+        inferred.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(project_maps, "KernelMap", spy)
+    (package / "pkg" / "m2.py").write_text("import torch\n\n\n# moved down\ndef f2(x):\n    return x\n")
+    assert index_run(package) == 1 and inferred == []
+    (package / "pkg" / "m2.py").write_text("import torch\nfrom pkg.m1 import f1\n\ndef f2(x):\n    return f1(x)\n")
+    assert index_run(package) == 1 and inferred == [1]
 
 
 def test_a_pre_commit_run_on_two_files_parses_no_other_file(package, parses, capsys):
@@ -149,12 +172,12 @@ def test_names_follow_relative_imports_and_aliases_across_modules():
     )
     (function,) = kernel.functions
     assert function.params[0].annotation == "pkg.types.Volume"
-    assert function.heavy == (("torch.nn.functional.pad", 5, None),)
+    assert function.heavy == (("torch.nn.functional.pad", None),)
     kernel_map = KernelMap([types, kernel])
     assert kernel_map.kind_of_type("pkg.types.Volume") == "tensor"
     assert kernel_map.returns("pkg.kernels._route") == "tensor"
     assert kernel_map.roles["pkg.kernels._route"].primitive == (
-        "takes a tensor, returns data and calls `torch.nn.functional.pad` (line 5)"
+        "takes a tensor, returns data and calls `torch.nn.functional.pad`"
     )
 
 

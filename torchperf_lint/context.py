@@ -123,7 +123,10 @@ class FileContext:
 
     @cached_property
     def _locator(self) -> Locator:
-        return Locator(self.module, self.text, self.syntax_tree)
+        # CPython's tree places statements by line; it is parsed here when the engine skipped its
+        # syntax check (the project index had parsed the same bytes) and a finding needs a position.
+        tree = self.syntax_tree if self.syntax_tree is not None else ast.parse(self.text)
+        return Locator(self.module, self.text, tree)
 
     def position(self, node: cst.CSTNode, path: tuple[cst.CSTNode, ...] | None = None) -> CodeRange:
         """Position of ``node``, computed on demand so clean files never pay for it. ``path`` is the

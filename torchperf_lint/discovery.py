@@ -48,15 +48,24 @@ class _GitIgnore:
         return self.spec.check_file(relative + "/" if is_dir else relative).include
 
 
-def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
-    try:
-        relative = path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        relative = path.as_posix()
+def _excluded(path: Path, root: Path, patterns: tuple[str, ...], relative: str | None = None) -> bool:
+    """Whether an exclude pattern matches ``path`` (its name, or its path relative to ``root``, which
+    a walk that already knows it passes as ``relative``)."""
+    if not patterns:
+        return False
+    if relative is None:
+        relative = _relative_to(path, root)
     return any(
         fnmatchcase(path.name, p) or fnmatchcase(relative, p) or fnmatchcase(relative, p.rstrip("/") + "/*")
         for p in patterns
     )
+
+
+def _relative_to(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def force_excluded(path: Path, settings: Settings) -> bool:
@@ -117,6 +126,9 @@ def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skip
         seen.add((stat.st_dev, stat.st_ino))
         settings = settings_of(folder)
         patterns = tuple(p for p in settings.exclude + settings.extend_exclude if p not in exempt)
+        # Resolved once per folder, not per entry: resolving a path costs a system call per component.
+        folder_relative = _relative_to(folder, settings.root)
+        prefix = "" if folder_relative == "." else f"{folder_relative}/"
         if settings.respect_gitignore:
             ignores = [*ignores, *_gitignore_in(folder)]
         try:
@@ -130,7 +142,7 @@ def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skip
                 is_dir = entry.is_dir()
             except OSError:
                 continue
-            if _excluded(path, settings.root, patterns):
+            if _excluded(path, settings.root, patterns, prefix + entry.name):
                 continue
             if settings.respect_gitignore and _git_ignored(path, is_dir, ignores):
                 continue

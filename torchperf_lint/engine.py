@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 
 import libcst as cst
@@ -48,10 +49,14 @@ def lint_bytes(
         return _syntax_finding(options, 1, 1, f"File could not be decoded: {error}")
     if "\x00" in text:
         return _syntax_finding(options, 1, 1, "File contains a NUL byte; it is not Python source")
-    syntax_tree = _syntax_tree(text, options)
-    if isinstance(syntax_tree, list):
-        return syntax_tree
-    kernel = file.kernel if file.kernel is not None else _own_facts(syntax_tree, text, file)
+    kernel = file.kernel
+    if kernel is not None and kernel.parsed_sha256 == hashlib.sha256(data).hexdigest():
+        syntax_tree = None  # the project index parsed these very bytes; positions parse them if asked
+    else:
+        syntax_tree = _syntax_tree(text, options)
+        if isinstance(syntax_tree, list):
+            return syntax_tree
+        kernel = kernel if kernel is not None else _own_facts(syntax_tree, text, file)
     if not _may_match(text, options, kernel):
         return []
     try:
@@ -119,7 +124,7 @@ def _syntax_finding(options: _Run, row: int, column: int, message: str) -> list[
 
 
 def _run_rules(
-    module: cst.Module, text: str, syntax_tree: ast.Module, options: _Run, kernel: FileFacts
+    module: cst.Module, text: str, syntax_tree: ast.Module | None, options: _Run, kernel: FileFacts
 ) -> list[Diagnostic]:
     builder = ScopeBuilder(module)
     traversal.visit(module, builder)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 def _rows(found: ProjectMap, wanted: set[Path]) -> list[dict]:
     """The map's entries for the files asked about, as plain data."""
-    path_of = {entry.summary.module: path for path, entry in found.index.entries.items()}
+    path_of = {entry.module: path for path, entry in found.index.entries.items()}
     rows = []
     for entry in found.kernel_map.entries():
         path = path_of.get(entry.module)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import ast
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from torchperf_lint.config import Settings, config_in
 from torchperf_lint.discovery import discover, module_name
-from torchperf_lint.index.store import IndexStore, Stored
+from torchperf_lint.index.store import Entry, IndexStore
 from torchperf_lint.index.summarize import failed, summarize
 from torchperf_lint.index.summary import ModuleSummary
 from torchperf_lint.source import decode
@@ -34,15 +34,28 @@ class ParseTask:
 
 @dataclass
 class ProjectIndex:
-    """The summaries of one project's files, by resolved path."""
+    """One project's files, each with its manifest entry; summaries are loaded only when asked for
+    (the kernel map's stored facts often make them unnecessary)."""
 
     root: Path
-    entries: dict[Path, Stored] = field(default_factory=dict)
-    #: How many files this build parsed (the rest came from the store).
+    store: IndexStore | None
+    entries: dict[Path, Entry] = field(default_factory=dict)
+    summaries: dict[Path, ModuleSummary] = field(default_factory=dict)
+    #: How many files this build parsed (the rest came from the store or from memory).
     parsed: int = 0
 
     def modules(self) -> list[ModuleSummary]:
-        return [entry.summary for entry in self.entries.values()]
+        """Every file's summary: from memory, else the store, else parsed again."""
+        for path, entry in self.entries.items():
+            if path not in self.summaries:
+                stored = self.store.load_summary(entry) if self.store is not None else None
+                self.summaries[path] = stored or _summarize(path, entry.module)
+        return [self.summaries[path] for path in self.entries]
+
+    def shapes_key(self, extra: str) -> str:
+        """A hash of every file's module and shape, and ``extra`` (the tool and the map's settings)."""
+        shapes = sorted((entry.module, entry.shape) for entry in self.entries.values())
+        return hashlib.sha256(repr((extra, shapes)).encode()).hexdigest()
 
 
 def scope_root(path: Path, settings: Settings) -> Path | None:
@@ -62,16 +75,18 @@ def scope_root(path: Path, settings: Settings) -> Path | None:
 def project_files(root: Path, settings: Settings) -> list[Path]:
     """The Python files of the project rooted at ``root``, as ``check root`` would find them, without
     those of nested projects that have a configuration of their own."""
+    root = root.resolve()
     files, _ = discover([root], lambda _: settings)
     nested = set(_nested_projects(files, root))
-    return [f.resolve() for f in files if not any(f.resolve().is_relative_to(n) for n in nested)]
+    if not nested:
+        return files
+    return [f for f in files if not any(f.is_relative_to(n) for n in nested)]
 
 
 def _nested_projects(files: list[Path], root: Path) -> Iterator[Path]:
     seen: set[Path] = set()
-    root = root.resolve()
     for file in files:
-        folder = file.resolve().parent
+        folder = file.parent
         while folder != root and folder not in seen and folder.is_relative_to(root):
             seen.add(folder)
             if config_in(folder) is not None:
@@ -87,42 +102,51 @@ def build(
     mapper: Mapper = map,
     previous: ProjectIndex | None = None,
 ) -> ProjectIndex:
-    """The index of ``files`` (resolved paths under ``root``), reusing the summaries of a ``previous``
-    index held in memory, else those in ``store``, for files whose bytes have not changed."""
+    """The index of ``files`` (under ``root``): entries whose file is unchanged come from a ``previous``
+    index held in memory, else from the store's manifest; the rest are parsed (through ``mapper``)."""
     if previous is not None:
-        stored = {_relative(path, root): entry for path, entry in previous.entries.items()}
+        known = {_relative(path, root): entry for path, entry in previous.entries.items()}
+        loaded = {_relative(path, root): summary for path, summary in previous.summaries.items()}
     else:
-        stored = store.load() if store is not None else {}
-    index = ProjectIndex(root)
+        known, loaded = (store.load_manifest() if store is not None else {}), {}
+    index = ProjectIndex(root, store)
     modules = _ModuleNames(root, settings.namespace_packages)
     stale: list[ParseTask] = []
+    touched = False  # whether the manifest needs writing again
     for path in files:
-        relative = _relative(path, root)
-        previous = stored.get(relative)
-        module = modules.of(path)
+        relative, module = _relative(path, root), modules.of(path)
+        entry = known.get(relative)
         try:
             stat = path.stat()
         except OSError:
             continue
-        if previous is not None and previous.summary.module == module:
-            if (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
-                index.entries[path] = previous
-                continue
-            data = _read(path)
-            if data is not None and hashlib.sha256(data).hexdigest() == previous.sha256:
-                index.entries[path] = Stored(stat.st_size, stat.st_mtime_ns, previous.sha256, previous.summary)
-                continue
+        if entry is not None and entry.module == module:
+            if (entry.size, entry.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
+                data = _read(path)
+                if data is None or hashlib.sha256(data).hexdigest() != entry.sha256:
+                    stale.append(ParseTask(path, module))
+                    continue
+                entry = replace(entry, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+                touched = True
+            index.entries[path] = entry
+            if relative in loaded:
+                index.summaries[path] = loaded[relative]
+            continue
         stale.append(ParseTask(path, module))
-    for task, entry in zip(stale, mapper(summarize_file, stale), strict=True):
-        if entry is not None:
+    parsed: dict[str, ModuleSummary] = {}
+    for task, found in zip(stale, mapper(summarize_file, stale), strict=True):
+        if found is not None:
+            entry, summary = found
             index.entries[task.path] = entry
+            index.summaries[task.path] = parsed[_relative(task.path, root)] = summary
     index.parsed = len(stale)
-    if store is not None and (stale or len(stored) != len(index.entries)):
-        store.save({_relative(path, root): entry for path, entry in index.entries.items()})
+    manifest = {_relative(path, root): entry for path, entry in index.entries.items()}
+    if store is not None and (touched or parsed or manifest.keys() != known.keys()):
+        store.save(manifest, parsed)
     return index
 
 
-def summarize_file(task: ParseTask) -> Stored | None:
+def summarize_file(task: ParseTask) -> tuple[Entry, ModuleSummary] | None:
     """Read, decode and summarise one file (run in a worker process for large projects)."""
     try:
         stat = task.path.stat()
@@ -130,7 +154,15 @@ def summarize_file(task: ParseTask) -> Stored | None:
     except OSError:
         return None
     summary = summarize_bytes(data, task.module, task.path.name == "__init__.py")
-    return Stored(stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest(), summary)
+    sha = hashlib.sha256(data).hexdigest()
+    entry = Entry(stat.st_size, stat.st_mtime_ns, sha, task.module, summary.shape(), summary.syntax_error is None)
+    return entry, summary
+
+
+def _summarize(path: Path, module: str) -> ModuleSummary:
+    """A summary the store lost, parsed again from the file."""
+    found = summarize_file(ParseTask(path, module))
+    return found[1] if found is not None else failed(module, (1, 1, "File could not be read"))
 
 
 def summarize_bytes(data: bytes, module: str, is_package: bool) -> ModuleSummary:

@@ -10,6 +10,7 @@ import of the same name.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 
 from torchperf_lint.index.claims import claims_of
@@ -31,6 +32,8 @@ from torchperf_lint.vocabulary import (
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _OPTIONAL = frozenset({"typing.Optional"})
 _GRAD_FLAG_CALLS = frozenset({"torch.is_grad_enabled", "torch.is_inference_mode_enabled"})
+#: Libraries no project under lint is part of: their calls are left out of the summaries.
+_NEVER_PROJECT = frozenset({"torch", "numpy", "scipy", "cv2", "PIL", "builtins"})
 
 
 def summarize(tree: ast.Module, module: str, is_package: bool, text: str) -> ModuleSummary:
@@ -68,15 +71,15 @@ class _ModuleReader:
                 self.defined.add(statement.name)
         for statement in body:
             self._alias(statement)
+        module_level = _Scanner(self, {}, frozenset(), None)
         for statement in body:
             if isinstance(statement, _FUNCTIONS):
                 self.function(statement, self.qualified(statement.name), {}, None)
             elif isinstance(statement, ast.ClassDef):
                 self.klass(statement, self.qualified(statement.name))
             else:
-                # A use at module level (a call at import time, a dispatch table) is a caller the
-                # index does not follow.
-                self.references.update(_Scanner(self, {}, frozenset(), None).references_in(statement, set()))
+                module_level.expression(statement, None, module_level=True)
+        self.references |= module_level.references
 
     def qualified(self, name: str) -> str:
         return f"{self.module}.{name}" if self.module else name
@@ -227,6 +230,7 @@ class _Scanner:
         self.nested: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.validated: set[str] = set()
         self.return_kinds: set[str | None] = set()
+        self.order = 0  # statements read so far, in source order
         self.returns_inference = False
         #: Names last bound under ``inference_mode``: they hold inference tensors.
         self.inference_names: set[str] = set()
@@ -287,6 +291,7 @@ class _Scanner:
             self.statement(statement, guard, top_level)
 
     def statement(self, node: ast.stmt, guard: str | None, top_level: bool) -> None:
+        self.order += 1
         if isinstance(node, _FUNCTIONS):
             self.nested.append(node)
             for decorator in node.decorator_list:
@@ -308,7 +313,7 @@ class _Scanner:
         if isinstance(node, ast.If):
             self.expression(node.test, guard)
             if _raises_validation_error(node.body):
-                self._check(node.lineno, node.test, asserted=False)
+                self._check(node.test, asserted=False)
                 if top_level:
                     self.validated.update(_names(node.test))
             self.block(node.body, guard)
@@ -316,7 +321,7 @@ class _Scanner:
             return
         if isinstance(node, ast.Assert):
             self.expression(node.test, guard)
-            self._check(node.lineno, node.test, asserted=True)
+            self._check(node.test, asserted=True)
             if top_level:
                 self.validated.update(_names(node.test))
             return
@@ -339,7 +344,7 @@ class _Scanner:
             self.expression(node.value, guard)
             names = tuple(sorted(_names(node.value)))
             validator = self.resolve(node.value.func)
-            self.checks.append(Check(node.lineno, names, _validator_properties(node.value), None, validator))
+            self.checks.append(Check(self.order, names, _validator_properties(node.value), None, validator))
             if top_level:
                 self.validated.update(names)
             return
@@ -360,48 +365,50 @@ class _Scanner:
                         if isinstance(item, ast.match_case) and item.guard is not None:
                             self.expression(item.guard, guard)
 
-    def _check(self, line: int, test: ast.expr, *, asserted: bool) -> None:
+    def _check(self, test: ast.expr, *, asserted: bool) -> None:
         properties = tuple(sorted(check_properties(ast.unparse(test))))
         condition = failing_condition(test, asserted=asserted)
-        self.checks.append(Check(line, tuple(sorted(_names(test))), properties, condition))
+        self.checks.append(Check(self.order, tuple(sorted(_names(test))), properties, condition))
 
-    def expression(self, node: ast.expr, guard: str | None) -> None:
-        called: set[int] = set()
+    def expression(self, node: ast.AST, guard: str | None, *, module_level: bool = False) -> None:
+        """Record the calls in ``node`` and the project functions it uses as values. One walk; a
+        name is resolved only when the file binds it. At module level every use counts as a
+        reference (a call at import time, a dispatch table): a caller the index does not follow."""
+        callees: set[int] = set()
+        uses: list[ast.Name | ast.Attribute] = []
         for found in ast.walk(node):
-            if isinstance(found, ast.Call):
-                called.add(id(found.func))
-                self._call(found, guard)
-        self.references.update(self.references_in(node, called))
-
-    def references_in(self, node: ast.AST, called: set[int] | None = None) -> Iterator[str]:
-        """Project names used other than as a callee."""
-        top = self.reader.top
-        called = called if called is not None else {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
-        for found in ast.walk(node):
-            if (
-                isinstance(found, ast.Name | ast.Attribute)
-                and isinstance(found.ctx, ast.Load)
-                and id(found) not in called
-            ):
-                name = self.resolve(found)
+            kind = type(found)
+            if kind is ast.Call:
+                callees.add(id(found.func))  # type: ignore[attr-defined]
+                self._call(found, guard)  # type: ignore[arg-type]
+            elif kind is ast.Name or (kind is ast.Attribute and type(found.value) is ast.Name):  # type: ignore[attr-defined]
+                uses.append(found)  # type: ignore[arg-type]
+        known, top = self.names, self.reader.top
+        for use in uses:
+            root = use if type(use) is ast.Name else use.value  # type: ignore[union-attr]
+            if (id(use) in callees and not module_level) or not isinstance(use.ctx, ast.Load):
+                continue
+            if root.id in known or root.id in self.reader.defined:  # type: ignore[union-attr]
+                name = self.resolve(use)
                 if name is not None and name.partition(".")[0] == top:
-                    yield name
+                    self.references.add(name)
 
     def _call(self, call: ast.Call, guard: str | None) -> None:
         callee = self.resolve(call.func)
         if callee is None:
             return
         if callee in HEAVY_OPS:
-            self.heavy.append((callee, call.lineno, guard))
+            self.heavy.append((callee, guard))
             return
+        root = callee.partition(".")[0]
+        if root != self.reader.top and (root in _NEVER_PROJECT or root in sys.stdlib_module_names):
+            return  # the kernel map follows calls into the project only
         slots: list[tuple[int | str, str]] = [
-            (index, argument.id) for index, argument in enumerate(call.args) if isinstance(argument, ast.Name)
+            (index, argument.id) for index, argument in enumerate(call.args) if type(argument) is ast.Name
         ]
-        slots += [
-            (k.arg, k.value.id) for k in call.keywords if k.arg is not None and isinstance(k.value, ast.Name)
-        ]
+        slots += [(k.arg, k.value.id) for k in call.keywords if k.arg is not None and type(k.value) is ast.Name]
         validated = tuple(sorted(self.validated & {name for _, name in slots}))
-        self.calls.append(Call(callee, call.lineno, guard, tuple(slots), validated))
+        self.calls.append(Call(callee, self.order, guard, tuple(slots), validated))
 
     def _value_kind(self, node: ast.expr) -> str | None:
         if _reads_grad_state(node, self):

@@ -10,12 +10,14 @@ map follows them across files.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import hashlib
+import json
+from dataclasses import dataclass, field
 
 from torchperf_lint.index.claims import Claim
 
 #: Bumped whenever the summaries' shape or meaning changes, so stored ones are rebuilt.
-FORMAT = 3
+FORMAT = 5
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,9 @@ class Call:
     """A call whose callee the file resolves to a dotted name (a project function or anything else)."""
 
     callee: str
-    line: int
+    #: The number of the statement it is in, counted in source order through the function: what
+    #: ran before it, without line numbers (which move with every edit above).
+    order: int
     #: ``no_grad``, ``inference_mode`` or None: the grad guard the call runs under inside its function.
     guard: str | None
     #: Per argument slot (a position, or a keyword), the caller's local name passed there.
@@ -42,10 +46,11 @@ class Call:
 
 @dataclass(frozen=True)
 class Check:
-    """A validation statement: its line, the names its condition reads, what it tests, and the
-    condition under which it fails (None for a validator call, which checks out of sight)."""
+    """A validation statement: its place (as ``Call.order``), the names its condition reads, what it
+    tests, and the condition under which it fails (None for a validator call, which checks out of
+    sight)."""
 
-    line: int
+    order: int
     names: tuple[str, ...]
     properties: tuple[str, ...]
     condition: str | None = None
@@ -67,8 +72,8 @@ class FunctionSummary:
     #: The grad guard a decorator puts around the whole body.
     guard: str | None = None
     calls: tuple[Call, ...] = ()
-    #: Heavy torch calls made directly in this function: (qualified name, line, guard).
-    heavy: tuple[tuple[str, int, str | None], ...] = ()
+    #: Heavy torch calls made directly in this function: (qualified name, guard).
+    heavy: tuple[tuple[str, str | None], ...] = ()
     checks: tuple[Check, ...] = ()
     #: Whether a value computed under ``inference_mode`` is returned.
     returns_inference: bool = False
@@ -94,44 +99,56 @@ class ModuleSummary:
     #: (line, column, message) when CPython cannot parse the file.
     syntax_error: tuple[int, int, str] | None = None
 
-    def to_json(self) -> dict:
-        return asdict(self)
+    def to_json(self) -> list:
+        """Compact JSON: positional lists, in field order (an index holds thousands of these)."""
+        rows = [_function_row(f) for f in self.functions]
+        return [self.module, self.exports, rows, list(self.references), self.syntax_error]
+
+    def shape(self) -> str:
+        """A hash of everything but line numbers: an edit that moves code without changing what any
+        function calls, checks, claims or returns keeps the shape, and so the kernel map."""
+        rows = [_function_row(f, lines=False) for f in self.functions]
+        text = json.dumps([self.module, self.exports, rows, list(self.references), self.syntax_error is None])
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     @classmethod
-    def from_json(cls, data: dict) -> ModuleSummary:
-        functions = tuple(_function(item) for item in data["functions"])
-        error = data.get("syntax_error")
-        return cls(
-            module=data["module"],
-            exports=dict(data["exports"]),
-            functions=functions,
-            references=tuple(data["references"]),
-            syntax_error=tuple(error) if error else None,  # type: ignore[arg-type]
-        )
+    def from_json(cls, row: list) -> ModuleSummary:
+        module, exports, functions, references, error = row
+        return cls(module, dict(exports), tuple(map(_function, functions)), tuple(references), _tuple(error))  # type: ignore[arg-type]
 
 
-def _function(item: dict) -> FunctionSummary:
+def _function_row(f: FunctionSummary, *, lines: bool = True) -> list:
+    return [
+        f.qualname,
+        f.line if lines else 0,
+        f.summary,
+        [[c.line if lines else 0, c.text, c.params, c.properties] for c in f.claims],
+        f.pragma,
+        [[p.name, p.annotation] for p in f.params],
+        f.returns,
+        f.guard,
+        [[c.callee, c.order, c.guard, c.arguments, c.validated] for c in f.calls],
+        f.heavy,
+        [[c.order, c.names, c.properties, c.condition, c.validator] for c in f.checks],
+        f.returns_inference,
+    ]
+
+
+def _function(row: list) -> FunctionSummary:
+    qualname, line, summary, claims, pragma, params, returns, guard, calls, heavy, checks, inference = row
     return FunctionSummary(
-        qualname=item["qualname"],
-        line=item["line"],
-        summary=item["summary"],
-        claims=tuple(
-            Claim(c["line"], c["text"], _tuple(c["params"]), _tuple(c["properties"])) for c in item["claims"]
-        ),
-        pragma=item["pragma"],
-        params=tuple(Param(p["name"], p["annotation"]) for p in item["params"]),
-        returns=item["returns"],
-        guard=item["guard"],
-        calls=tuple(
-            Call(c["callee"], c["line"], c["guard"], tuple(map(tuple, c["arguments"])), tuple(c["validated"]))  # type: ignore[arg-type]
-            for c in item["calls"]
-        ),
-        heavy=tuple(tuple(h) for h in item["heavy"]),  # type: ignore[misc]
-        checks=tuple(
-            Check(c["line"], tuple(c["names"]), tuple(c["properties"]), c["condition"], c["validator"])
-            for c in item["checks"]
-        ),
-        returns_inference=item["returns_inference"],
+        qualname,
+        line,
+        summary,
+        tuple(Claim(c[0], c[1], _tuple(c[2]), _tuple(c[3])) for c in claims),
+        pragma,
+        tuple(Param(name, annotation) for name, annotation in params),
+        returns,
+        guard,
+        tuple(Call(c[0], c[1], c[2], tuple(map(tuple, c[3])), tuple(c[4])) for c in calls),  # type: ignore[arg-type]
+        tuple(map(tuple, heavy)),  # type: ignore[arg-type]
+        tuple(Check(c[0], tuple(c[1]), tuple(c[2]), c[3], c[4]) for c in checks),
+        inference,
     )
 
 

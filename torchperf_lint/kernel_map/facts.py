@@ -62,9 +62,30 @@ class FileFacts:
     roles: dict[str, FunctionRole] = field(default_factory=dict)
     #: What project functions this file calls return: ``tensor``, ``array`` or ``grad-flag``.
     returns: dict[str, str] = field(default_factory=dict)
+    #: The content hash of the bytes the index parsed without error, so the engine need not check
+    #: the syntax of the same bytes again (it is not part of what the facts say).
+    parsed_sha256: str | None = field(default=None, compare=False)
 
     def role(self, qualname: str) -> FunctionRole | None:
         return self.roles.get(qualname)
+
+    def to_json(self) -> list:
+        roles = {
+            name: [_prevalidation_row(role.prevalidated), role.primitive, role.declared, role.grad_guard]
+            for name, role in sorted(self.roles.items())
+        }
+        return [roles, self.returns]
+
+    @classmethod
+    def from_json(cls, row: list) -> FileFacts:
+        roles, returns = row
+        return cls(
+            {
+                name: FunctionRole(_prevalidation(p), primitive, declared, grad)
+                for name, (p, primitive, declared, grad) in roles.items()
+            },
+            dict(returns),
+        )
 
     def digest(self) -> str:
         """A stable hash of these facts, part of the findings cache key."""
@@ -76,3 +97,20 @@ class FileFacts:
 
 
 NO_FACTS = FileFacts()
+
+
+def _prevalidation_row(found: Prevalidation | None) -> list | None:
+    if found is None:
+        return None
+    return [found.reason, [[s.params, s.properties, s.conditions] for s in found.scopes], found.explicit]
+
+
+def _prevalidation(row: list | None) -> Prevalidation | None:
+    if row is None:
+        return None
+    reason, scopes, explicit = row
+    return Prevalidation(reason, tuple(Scope(_tuple(p), _tuple(q), tuple(c)) for p, q, c in scopes), explicit)
+
+
+def _tuple(value: list | None) -> tuple[str, ...] | None:
+    return tuple(value) if value is not None else None

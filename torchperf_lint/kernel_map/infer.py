@@ -66,8 +66,10 @@ class KernelMap:
                 self.functions.setdefault(function.qualname, function)
                 self.module_of.setdefault(function.qualname, summary.module)
         self._resolved: dict[str, str] = {}
+        self.callees = self._callees()
         self.callers = self._callers()
         self.referenced = self._referenced()
+        self.followed = self._followed()
         self.prevalidated = self._prevalidated()
         self.primitives = self._primitives()
         self.guarded = self._guarded()
@@ -117,13 +119,21 @@ class KernelMap:
 
     # --- who calls whom --------------------------------------------------------------------------
 
+    def _callees(self) -> dict[str, list[tuple[str, Call]]]:
+        """Per function, the project functions it calls (resolved once), with the call."""
+        callees: dict[str, list[tuple[str, Call]]] = {}
+        for qualname, function in self.functions.items():
+            found = [(self.resolve(call.callee), call) for call in function.calls]
+            callees[qualname] = [
+                (target, call) for target, call in found if target in self.functions and target != qualname
+            ]
+        return callees
+
     def _callers(self) -> dict[str, list[tuple[str, Call]]]:
         callers: dict[str, list[tuple[str, Call]]] = defaultdict(list)
-        for qualname, function in self.functions.items():
-            for call in function.calls:
-                target = self.resolve(call.callee)
-                if target in self.functions and target != qualname:
-                    callers[target].append((qualname, call))
+        for qualname, calls in self.callees.items():
+            for target, call in calls:
+                callers[target].append((qualname, call))
         return callers
 
     def _referenced(self) -> set[str]:
@@ -132,12 +142,21 @@ class KernelMap:
     def _is_module_level(self, qualname: str) -> bool:
         return qualname.rpartition(".")[0] == self.module_of.get(qualname)
 
+    def _followed(self) -> dict[str, list[tuple[str, Call]]]:
+        """The functions whose every call the index sees (private, module-level, never used as a
+        value, called somewhere), with those calls: only these are known by their callers."""
+        return {
+            qualname: self.callers[qualname]
+            for qualname, function in self.functions.items()
+            if function.is_private
+            and qualname in self.callers
+            and qualname not in self.referenced
+            and self._is_module_level(qualname)
+        }
+
     def _visible_callers(self, qualname: str) -> list[tuple[str, Call]] | None:
-        """Every call of a private module-level function, or None when some caller may be unseen."""
-        function = self.functions[qualname]
-        if not function.is_private or not self._is_module_level(qualname) or qualname in self.referenced:
-            return None
-        return self.callers.get(qualname) or None
+        """Every call of a function the index follows, or None when some caller may be unseen."""
+        return self.followed.get(qualname)
 
     # --- prevalidated ----------------------------------------------------------------------------
 
@@ -154,18 +173,21 @@ class KernelMap:
                 claim = next((c for c in function.claims if c.properties), function.claims[0])
                 scopes = _claimed_scopes(function)
                 quote = claim.text if len(claim.text) <= 70 else claim.text[:67] + "..."
-                found[qualname] = Prevalidation(f'docstring line {claim.line}: "{quote}"', scopes)
+                found[qualname] = Prevalidation(f'its docstring: "{quote}"', scopes)
         if settings.infer:
             self._follow_callers(found)
         return found
 
     def _follow_callers(self, found: dict[str, Prevalidation]) -> None:
         """Private functions reached only with validated arguments, until nothing changes."""
+        candidates = [
+            q for q in self.followed if q not in found and not _matches(q, self.settings.not_prevalidated)
+        ]
         changed = True
         while changed:
             changed = False
-            for qualname in self.functions:
-                if qualname in found or _matches(qualname, self.settings.not_prevalidated):
+            for qualname in candidates:
+                if qualname in found:
                     continue
                 inferred = self._from_callers(qualname, found)
                 if inferred is not None:
@@ -231,7 +253,7 @@ class KernelMap:
                     conditions |= _renamed_all(scope.conditions, names)
         if name in call.validated:
             for check in caller.checks:
-                if check.line >= call.line or name not in check.names:
+                if check.order >= call.order or name not in check.names:
                     continue
                 if check.condition is not None:
                     conditions |= _renamed_all((check.condition,), names)
@@ -247,7 +269,7 @@ class KernelMap:
         (a validator outside the project, or one that calls another)."""
         target = self.resolve(check.validator) if check.validator is not None else None
         validator = self.functions.get(target) if target is not None else None
-        call = next((c for c in caller.calls if c.line == check.line and c.callee == check.validator), None)
+        call = next((c for c in caller.calls if c.order == check.order and c.callee == check.validator), None)
         if validator is None or call is None or any(c.condition is None for c in validator.checks):
             return None
         params = [p.name for p in validator.params]
@@ -301,19 +323,16 @@ class KernelMap:
         reach: dict[str, str] = {}
         for qualname, function in self.functions.items():
             if function.heavy:
-                reach[qualname] = f"calls `{function.heavy[0][0]}` (line {function.heavy[0][1]})"
-        changed = True
-        while changed:
-            changed = False
-            for qualname, function in self.functions.items():
-                if qualname in reach:
-                    continue
-                for call in function.calls:
-                    target = self.resolve(call.callee)
-                    if target in reach and target != qualname:
-                        reach[qualname] = f"reaches heavy torch calls through `{target}`"
-                        changed = True
-                        break
+                reach[qualname] = f"calls `{function.heavy[0][0]}`"
+        frontier = list(reach)
+        while frontier:  # up the call graph, breadth first: the reason names the nearest callee
+            following = []
+            for target in frontier:
+                for caller, _ in self.callers.get(target, ()):
+                    if caller not in reach:
+                        reach[caller] = f"reaches heavy torch calls through `{target}`"
+                        following.append(caller)
+            frontier = following
         return reach
 
     # --- the grad-guard convention ---------------------------------------------------------------
@@ -323,16 +342,15 @@ class KernelMap:
         guarded = {
             q
             for q, f in self.functions.items()
-            if f.guard is not None or (f.heavy and all(guard is not None for _, _, guard in f.heavy))
+            if f.guard is not None or (f.heavy and all(guard is not None for _, guard in f.heavy))
         }
         changed = True
         while changed:
             changed = False
-            for qualname in self.functions:
-                if qualname in guarded:
-                    continue
-                sites = self._visible_callers(qualname)
-                if sites and all(call.guard is not None or caller in guarded for caller, call in sites):
+            for qualname, sites in self.followed.items():
+                if qualname not in guarded and all(
+                    call.guard is not None or caller in guarded for caller, call in sites
+                ):
                     guarded.add(qualname)
                     changed = True
         return guarded
