@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 
 import libcst as cst
 
-from torchperf_lint import suppression
+from torchperf_lint import newer_syntax, python_versions, suppression
+from torchperf_lint.config import DEFAULT_MAX_FILE_SIZE
 from torchperf_lint.context import FileContext
 from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
 from torchperf_lint.dispatch import Dispatcher, has_visitors
@@ -18,6 +21,15 @@ from torchperf_lint.rule import Rule
 from torchperf_lint.source import decode
 from torchperf_lint.toolkit import traversal
 from torchperf_lint.toolkit.scopes import ScopeBuilder
+
+#: A file CPython rejected reaches LibCST only if no statement is longer than this many tokens (an
+#: f-string counts as many as it has characters) and no bracket nests deeper than CPython allows in
+#: any version. Nothing else bounds its nesting then, and LibCST's parser takes memory quadratic in
+#: nesting depth (a chain of 2,000 lambdas takes 0.8 GB) and overflows the C stack at a few thousand
+#: levels; at this bound the worst case stays near 200 MB.
+_MAX_STATEMENT_TOKENS = 1000
+_MAX_BRACKET_DEPTH = 200
+_LAYOUT_TOKENS = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
 
 
 @dataclass(frozen=True)
@@ -31,29 +43,50 @@ class FileOptions:
     prevalidated: tuple[str, ...] = ()
     primitives: tuple[str, ...] = ()
     ignore_noqa: bool = False
+    target_version: python_versions.Version = python_versions.DEFAULT
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """CPython's refusal of a file: where, and its message. ``final`` when LibCST must not try the
+    file either (CPython found it nested too deeply for LibCST's native parser)."""
+
+    row: int
+    column: int
+    message: str
+    final: bool = False
 
 
 def lint_bytes(data: bytes, options: FileOptions) -> list[Diagnostic]:
     """All findings for one file. Never raises for bad input: that becomes TPL900."""
+    if len(data) > options.max_file_size:
+        return _syntax_finding(options, 1, 1, _too_large(len(data), options.max_file_size))
     try:
         text = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return _syntax_finding(options, 1, 1, f"File could not be decoded: {error}")
     if "\x00" in text:
         return _syntax_finding(options, 1, 1, "File contains a NUL byte; it is not Python source")
-    syntax_tree = _syntax_tree(text, options)
-    if isinstance(syntax_tree, list):
-        return syntax_tree
-    if not _may_match(text, options):
+    checked = _syntax_tree(text, options)
+    if isinstance(checked, Rejected) and checked.final:
+        return _syntax_finding(options, checked.row, checked.column, checked.message)
+    syntax_tree = checked if isinstance(checked, ast.Module) else None
+    if syntax_tree is not None and not _may_match(text, options):
         return []
+    module = _libcst_tree(text, checked)
+    if isinstance(module, Rejected):
+        return _syntax_finding(options, module.row, module.column, module.message)
     try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        return _syntax_finding(options, error.raw_line, error.raw_column + 1, _parser_message(error))
+        newer = _newer_syntax(module, text, checked, options)
     except RecursionError:
-        return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
+        return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
+    if isinstance(newer, Rejected):  # not newer syntax: an error on every Python
+        return _syntax_finding(options, newer.row, newer.column, newer.message)
+    if syntax_tree is None and not _may_match(text, options):
+        return newer
     try:
-        findings = _run_rules(module, text, syntax_tree, options)
+        findings = newer + _run_rules(module, text, syntax_tree, options)
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
     except Exception as error:  # a bug in one rule costs this file's findings, never the whole run
@@ -75,16 +108,86 @@ def _may_match(text: str, options: FileOptions) -> bool:
     return any(token in text for cls in options.rules for token in cls.requires_text)
 
 
-def _syntax_tree(text: str, options: FileOptions) -> ast.Module | list[Diagnostic]:
+def _syntax_tree(text: str, options: FileOptions) -> ast.Module | Rejected:
     """CPython's parse first (it never executes anything): its messages are the familiar ones, it
     refuses the nesting depths at which LibCST's native parser would crash the process, and its line
-    numbers let positions be generated one statement at a time. A list means the file is invalid."""
+    numbers let positions be generated one statement at a time.
+
+    The tree when the running interpreter parses the file, else :class:`Rejected`. A rejected file
+    may still be valid for a newer Python; the caller asks LibCST (see :func:`_newer_syntax`).
+    """
     try:
         return ast.parse(text, filename=options.path)
     except SyntaxError as error:
-        return _syntax_finding(options, error.lineno or 1, error.offset or 1, _first_line(error))
+        return Rejected(error.lineno or 1, error.offset or 1, _first_line(error))
     except (RecursionError, MemoryError, ValueError):
-        return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
+        return Rejected(1, 1, "File is nested too deeply to parse", final=True)
+
+
+def _libcst_tree(text: str, checked: ast.Module | Rejected) -> cst.Module | Rejected:
+    """LibCST's parse, or why there is none: when CPython rejected the file too, CPython's message
+    (the familiar one), else LibCST's."""
+    if isinstance(checked, Rejected) and not _bounded(text):
+        return checked
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        own = Rejected(error.raw_line, error.raw_column + 1, _parser_message(error))
+        return checked if isinstance(checked, Rejected) else own
+    except RecursionError:
+        return Rejected(1, 1, "File is nested too deeply to parse", final=True)
+
+
+def _bounded(text: str) -> bool:
+    """Whether a file CPython could not parse, and so whose nesting nothing has bounded, is small
+    enough in every statement to give LibCST (see ``_MAX_STATEMENT_TOKENS``)."""
+    count = depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NEWLINE:
+                count = 0
+            elif token.type not in _LAYOUT_TOKENS:
+                count += len(token.string) if token.type == tokenize.STRING and "{" in token.string else 1
+                depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token.string, 0)
+                if count > _MAX_STATEMENT_TOKENS or depth > _MAX_BRACKET_DEPTH:
+                    return False
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return True
+
+
+def _newer_syntax(
+    module: cst.Module, text: str, checked: ast.Module | Rejected, options: FileOptions
+) -> list[Diagnostic] | Rejected:
+    """TPL900 for each construct newer than the target version; the rejection itself when CPython
+    rejected the file and no construct newer than the running Python explains it."""
+    if isinstance(checked, ast.Module) and options.target_version >= python_versions.RUNNING:
+        return []  # CPython parsed it, so every construct is at most as new as the target
+    found = newer_syntax.uses(module, text)
+    if isinstance(checked, Rejected) and not any(use.added > python_versions.RUNNING for use in found):
+        return checked
+    target = options.target_version
+    return [
+        finding
+        for use in found
+        if use.added > target
+        for finding in _syntax_finding(options, use.row, use.column, use.message(target))
+    ]
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"File not linted: it is {_size(size)}, over the limit of {_size(limit)} (`max-file-size`); "
+        "raise the limit or exclude the file"
+    )
+
+
+def _size(count: int) -> str:
+    """A byte count as people read it: 512 KiB, 7.9 MiB."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
 
 
 def _first_line(error: SyntaxError) -> str:
@@ -104,7 +207,9 @@ def _syntax_finding(options: FileOptions, row: int, column: int, message: str) -
     return [Diagnostic(options.path, row, column, SYNTAX_ERROR, message, row, column)]
 
 
-def _run_rules(module: cst.Module, text: str, syntax_tree: ast.Module, options: FileOptions) -> list[Diagnostic]:
+def _run_rules(
+    module: cst.Module, text: str, syntax_tree: ast.Module | None, options: FileOptions
+) -> list[Diagnostic]:
     builder = ScopeBuilder(module)
     traversal.visit(module, builder)
     ctx = FileContext(

@@ -48,6 +48,8 @@ def options_for(job: Job, ignore_noqa: bool = False) -> FileOptions:
         prevalidated=file.settings.prevalidated,
         primitives=file.settings.primitives,
         ignore_noqa=ignore_noqa,
+        target_version=file.settings.target_version,
+        max_file_size=file.settings.max_file_size,
     )
 
 
@@ -60,7 +62,12 @@ def fingerprint(job: Job, ignore_noqa: bool = False) -> str:
     active = sorted(code for code in file.enabled if code in rules)
     classes = ",".join(f"{code}={rules[code].module}.{rules[code].qualname}" for code in active)
     code = code_fingerprint(tuple(sorted({rules[code].module for code in active})))
-    knobs = f"{file.settings.prevalidated}|{file.settings.primitives}|{ignore_noqa}"
+    settings = file.settings
+    knobs = "|".join(
+        str(knob)
+        for knob in (settings.prevalidated, settings.primitives, ignore_noqa)
+        + (settings.target_version, settings.max_file_size)
+    )
     return "\n".join((code, file.module_name, classes, ",".join(sorted(file.enabled)), knobs))
 
 

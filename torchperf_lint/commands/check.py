@@ -64,14 +64,27 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 def overrides_from(args: argparse.Namespace) -> Overrides:
     """The flags that override every project's configuration."""
+    config, snippets = _config_values(args.config or ())
     return Overrides(
-        config=args.config,
+        config=config,
+        snippets=snippets,
+        target_version=args.target_version,
         select=tuple(args.select) if args.select is not None else None,
         extend_select=tuple(args.extend_select or ()),
         ignore=tuple(args.ignore or ()),
         extend_exclude=tuple(args.extend_exclude or ()),
         cache_dir=args.cache_dir,
     )
+
+
+def _config_values(values: list[str]) -> tuple[Path | None, tuple[str, ...]]:
+    """``--config`` values, as Ruff reads them: an existing file, or else a TOML ``KEY = VALUE``
+    snippet; one file at most."""
+    files = [Path(value) for value in values if Path(value).is_file() or "=" not in value]
+    if len(files) > 1:
+        raise UsageError("--config names one file at most (and any number of `KEY = VALUE` overrides)")
+    snippets = tuple(value for value in values if not (Path(value).is_file() or "=" not in value))
+    return (files[0] if files else None), snippets
 
 
 def _without_baseline(args: argparse.Namespace, jobs: list[Job], findings: list[Diagnostic]) -> list[Diagnostic]:
