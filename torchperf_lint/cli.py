@@ -103,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--baseline", metavar="REV", help="report only findings not already present at git revision REV"
     )
-    rule = commands.add_parser("rule", parents=[common], help="explain one rule")
-    rule.add_argument("code")
+    rule = commands.add_parser("rule", parents=[common], help="explain a rule, by code or name, or every rule")
+    rule.add_argument("rule", nargs="?", metavar="CODE|NAME", help="TPL003 or device-route")
+    rule.add_argument("--all", action="store_true", help="every rule's page")
     rule.add_argument("--output-format", choices=["text", "json"], default="text")
     rules = commands.add_parser("rules", parents=[common], help="list every rule")
     rules.add_argument("--output-format", choices=["text", "json", "markdown"], default="text")
