@@ -39,8 +39,10 @@ def run(args: argparse.Namespace) -> ExitCode:
             ignore_noqa=args.ignore_noqa,
             progress=on_file_done,
         )
+    baseline = None
     if args.baseline is not None:
-        findings = _without_baseline(args, jobs, findings)
+        new = _without_baseline(args, jobs, findings)
+        baseline, findings = (args.baseline, len(findings) - len(new)), new
     if args.add_noqa:
         return _add_noqa(jobs, findings)
     fixed: list[Diagnostic] = []
@@ -54,7 +56,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         _echo_stdin(jobs, rewrites)
     stdin_fixed = args.fix and any(job.data is not None for job in jobs)
     with _report_stream(args, stdin_fixed) as out:
-        _report(args, project_for(Path.cwd(), overrides).settings.root, jobs, findings, fixed, missing, out)
+        root = project_for(Path.cwd(), overrides).settings.root
+        _report(args, root, jobs, findings, fixed, missing, baseline, out)
     if missing:
         return ExitCode.ERROR
     if fixed and args.exit_non_zero_on_fix:
@@ -210,10 +213,11 @@ def _report(
     findings: list[Diagnostic],
     fixed: list[Diagnostic],
     missing: bool,
+    baseline: tuple[str, int] | None,
     out: TextIO,
 ) -> None:
     """The findings in the chosen format; for people, a closing summary, which never claims
-    success when a path given could not be found."""
+    success when a path given could not be found, and says how many findings ``--baseline`` hid."""
     human = args.output_format in HUMAN_FORMATS
     if args.statistics:
         out.write(statistics.render(findings, as_json=args.output_format == "json", unsafe=args.unsafe_fixes))
@@ -223,7 +227,8 @@ def _report(
     if args.show_fixes and fixed:
         out.write(statistics.fixed_summary(fixed))
     if human and not args.quiet and not (missing and not findings and not fixed):
-        out.write(statistics.summary(findings, fixed, unsafe=args.unsafe_fixes, fixing=args.fix))
+        unsafe, fixing = args.unsafe_fixes, args.fix
+        out.write(statistics.summary(findings, fixed, unsafe=unsafe, fixing=fixing, baseline=baseline))
 
 
 def _sources(findings: list[Diagnostic], jobs: list[Job]) -> dict[str, str]:
