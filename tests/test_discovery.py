@@ -98,3 +98,13 @@ def test_force_excluded_matches_the_file_its_folder_and_extend_exclude(tmp_path)
     assert force_excluded(tmp_path / "build", settings)
     assert not force_excluded(tmp_path / "src" / "generated_k.py", settings)
     assert not force_excluded(tmp_path / "k.py", settings)
+
+
+def test_a_symlinked_folder_is_not_followed_while_walking_but_a_symlinked_file_is_linted(tmp_path):
+    make(tmp_path, {"pkg/real/a.py": VIOLATION, "elsewhere/b.py": VIOLATION, "elsewhere/c.py": VIOLATION})
+    (tmp_path / "pkg" / "outside").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "pkg" / "loop").symlink_to(tmp_path / "pkg")
+    (tmp_path / "pkg" / "c.py").symlink_to(tmp_path / "elsewhere" / "c.py")
+    result = cli("pkg", cwd=tmp_path)
+    assert (linted(result), result.stderr) == (["pkg/c.py", "pkg/real/a.py"], "")
+    assert linted(cli("pkg/outside", cwd=tmp_path)) == ["pkg/outside/b.py", "pkg/outside/c.py"]

@@ -141,7 +141,7 @@ def test_a_rule_that_raises_costs_one_file_and_the_rest_are_linted(tmp_path, mon
     ]
 
 
-def test_symlink_loops_and_directories_named_like_files_are_handled(tmp_path):
+def test_symlinked_folders_and_directories_named_like_files_are_handled(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "a.py").write_text(VIOLATION)
     (tmp_path / "pkg" / "loop").symlink_to(tmp_path / "pkg")

@@ -93,24 +93,17 @@ def discover(
 
 
 def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skipped]) -> Iterator[Path]:
+    """Python files below ``top``. As in Ruff, a symbolic link to a folder found on the way is not
+    followed (it may lead out of the project, or around in a loop); one to a file is linted, and a
+    linked folder given on the command line is walked."""
     top_settings = settings_of(top)
     # A folder given explicitly is linted even if a pattern excludes it (unless --force-exclude).
     exempt = {
         p for p in top_settings.exclude + top_settings.extend_exclude if _excluded(top, top_settings.root, (p,))
     }
     ignores: list[_GitIgnore] = _parent_gitignores(top) if top_settings.respect_gitignore else []
-    seen: set[tuple[int, int]] = set()
 
     def visit(folder: Path, ignores: list[_GitIgnore]) -> Iterator[Path]:
-        try:
-            stat = folder.stat()
-        except OSError as error:
-            skipped.append(Skipped(folder, f"cannot read: {error.strerror}"))
-            return
-        if (stat.st_dev, stat.st_ino) in seen:
-            skipped.append(Skipped(folder, "symlink loop"))
-            return
-        seen.add((stat.st_dev, stat.st_ino))
         settings = settings_of(folder)
         patterns = tuple(p for p in settings.exclude + settings.extend_exclude if p not in exempt)
         if settings.respect_gitignore:
@@ -123,7 +116,7 @@ def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skip
         for entry in entries:
             path = Path(entry.path)
             try:
-                is_dir = entry.is_dir()
+                is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
             if _excluded(path, settings.root, patterns):
