@@ -100,3 +100,12 @@ def test_unused_noqa_fix_removes_unused_codes_keeps_other_tools_and_drops_empty_
         "u = 4  # noqa: E501\n"
         "t = 5  # noqa\n"
     )
+
+
+def test_add_noqa_works_in_a_file_with_newer_syntax(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\n\ntype Volume = torch.Tensor\ny = x.cuda()\n")
+    result = run("a.py", "--add-noqa", "--target-version", "py312", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "Added 1 noqa directive.\n")
+    assert (tmp_path / "a.py").read_text() == (
+        "import torch\n\ntype Volume = torch.Tensor\ny = x.cuda()  # noqa: TPL003\n"
+    )
