@@ -83,11 +83,16 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
 def _config_values(values: list[str]) -> tuple[Path | None, tuple[str, ...]]:
     """``--config`` values, as Ruff reads them: an existing file, or else a TOML ``KEY = VALUE``
     snippet; one file at most."""
-    files = [Path(value) for value in values if Path(value).is_file() or "=" not in value]
+    files: list[Path] = []
+    snippets: list[str] = []
+    for value in values:
+        if Path(value).is_file() or "=" not in value:
+            files.append(Path(value))
+        else:
+            snippets.append(value)
     if len(files) > 1:
         raise UsageError("--config names one file at most (and any number of `KEY = VALUE` overrides)")
-    snippets = tuple(value for value in values if not (Path(value).is_file() or "=" not in value))
-    return (files[0] if files else None), snippets
+    return (files[0] if files else None), tuple(snippets)
 
 
 def _without_baseline(args: argparse.Namespace, jobs: list[Job], findings: list[Diagnostic]) -> list[Diagnostic]:
