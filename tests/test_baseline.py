@@ -84,6 +84,19 @@ def test_a_moved_finding_is_existing_and_a_changed_or_copied_one_is_new(repo):
     assert git(repo, "status", "--porcelain") == " M pkg/kernel.py\n"  # nothing checked out or written
 
 
+def test_the_summary_says_how_many_findings_the_baseline_hid(repo):
+    command = [sys.executable, "-m", "torchperf_lint", "check", "--no-cache", "--select", "TPL003", "pkg"]
+    result = subprocess.run([*command, "--baseline", "HEAD"], cwd=repo, capture_output=True, text=True)
+    assert result.stdout.splitlines()[-3:] == [
+        "Found 2 errors.",
+        "1 hidden fix can be enabled with the `--unsafe-fixes` option.",
+        "1 finding that HEAD already had is not shown (--baseline).",
+    ]
+    (repo / "pkg" / "kernel.py").write_text("# moved\n" + BASE)
+    clean = subprocess.run([*command, "--baseline", "HEAD"], cwd=repo, capture_output=True, text=True)
+    assert clean.stdout == "All checks passed!\n2 findings that HEAD already had are not shown (--baseline).\n"
+
+
 def test_a_baseline_with_only_old_findings_is_clean(repo):
     (repo / "pkg" / "kernel.py").write_text("# moved\n" + BASE)
     result = lint(repo, "pkg", "--baseline", "HEAD")

@@ -50,7 +50,7 @@ def test_noqa_suppresses_and_unused_noqa_is_reported(tmp_path):
     source = "import torch\ny = x.cuda()  # noqa: TPL003\nz = 1  # noqa: TPL001\n"
     (tmp_path / "a.py").write_text(source)
     result = run("a.py", "-q", cwd=tmp_path)
-    assert result.stdout == "a.py:3:8: TPL901 Unused `noqa` directive (unused: `TPL001`)\n"
+    assert result.stdout == "a.py:3:8: TPL901 [*] Unused `noqa` directive (unused: `TPL001`)\n"
 
 
 @pytest.fixture
@@ -192,8 +192,8 @@ def test_a_noqa_for_a_code_that_does_not_exist_says_unknown(tmp_path):
     (tmp_path / "a.py").write_text(source)
     result = run("a.py", "-q", "--no-cache", cwd=tmp_path)
     assert result.stdout.splitlines() == [
-        "a.py:2:15: TPL901 Unused `noqa` directive (unknown: `TPL999`)",
-        "a.py:3:8: TPL901 Unused `noqa` directive (unknown: `TPL998`)",
+        "a.py:2:15: TPL901 [*] Unused `noqa` directive (unknown: `TPL999`)",
+        "a.py:3:8: TPL901 [*] Unused `noqa` directive (unknown: `TPL998`)",
     ]
 
 

@@ -9,8 +9,8 @@ import pytest
 
 KNOWN = (
     "exclude, extend-exclude, extend-per-file-ignores, extend-select, ignore, infer-kernel-map, "
-    "namespace-packages, not-prevalidated, not-primitives, per-file-ignores, prevalidated, primitives, "
-    "respect-gitignore, select"
+    "max-file-size, namespace-packages, not-prevalidated, not-primitives, per-file-ignores, prevalidated, "
+    "primitives, respect-gitignore, select, target-version"
 )
 
 
@@ -76,4 +76,46 @@ def test_a_config_file_with_the_table_names_the_key_under_the_table(project):
     assert (
         result.stderr
         == f"torchperf-lint: error: alt.toml: unknown key `tool.torchperf-lint.bogus` (known: {KNOWN})\n"
+    )
+
+
+def test_an_inline_config_overrides_one_key_of_the_file_that_applies(project):
+    (project / "pyproject.toml").write_text('[tool.torchperf-lint]\nignore = ["TPL003"]\n')
+    assert run("-q", "src", cwd=project).stdout == ""
+    result = run("-q", "src", "--config", "ignore = []", cwd=project)
+    assert (
+        result.stdout
+        == "src/a.py:2:5: TPL003 `.cuda()` moves work to a non-CPU device; routes are CPU-only by contract\n"
+    )
+    (project / "alt.toml").write_text('select = ["TPL0"]\nignore = ["TPL003"]\n')
+    both = run("-q", "src", "--config", "alt.toml", "--config", "ignore=[]", cwd=project)
+    assert both.stdout == result.stdout
+
+
+@pytest.mark.parametrize(
+    ("snippet", "message"),
+    [
+        ('select = "TPL003"', "--config: `select` must be a list of strings"),
+        ("bogus = 1", f"--config: unknown key `bogus` (known: {KNOWN})"),
+        ('ignore = ["TPL7"]', "unknown rule selector `TPL7` in --config: `ignore`"),
+        (
+            "select = [TPL003]",
+            "--config 'select = [TPL003]' is neither a file nor TOML `KEY = VALUE`: "
+            "Invalid value (at line 1, column 11)",
+        ),
+    ],
+    ids=["value", "unknown", "selector", "toml"],
+)
+def test_an_inline_config_error_names_the_key(project, snippet, message):
+    result = run("src", "--config", snippet, cwd=project)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"torchperf-lint: error: {message}\n")
+
+
+def test_two_config_files_are_refused(project):
+    (project / "a.toml").write_text("")
+    (project / "b.toml").write_text("")
+    result = run("src", "--config", "a.toml", "--config", "b.toml", cwd=project)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "torchperf-lint: error: --config names one file at most (and any number of `KEY = VALUE` overrides)\n",
     )

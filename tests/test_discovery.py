@@ -121,3 +121,13 @@ def test_the_respect_gitignore_flags_override_the_setting(tmp_path):
     assert linted(cli(".", "--no-respect-gitignore", cwd=tmp_path)) == ["ignored.py", "kept.py"]
     (tmp_path / "pyproject.toml").write_text("[tool.torchperf-lint]\nrespect-gitignore = false\n")
     assert linted(cli(".", "--respect-gitignore", cwd=tmp_path)) == ["kept.py"]
+
+
+def test_a_symlinked_folder_is_not_followed_while_walking_but_a_symlinked_file_is_linted(tmp_path):
+    make(tmp_path, {"pkg/real/a.py": VIOLATION, "elsewhere/b.py": VIOLATION, "elsewhere/c.py": VIOLATION})
+    (tmp_path / "pkg" / "outside").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "pkg" / "loop").symlink_to(tmp_path / "pkg")
+    (tmp_path / "pkg" / "c.py").symlink_to(tmp_path / "elsewhere" / "c.py")
+    result = cli("pkg", cwd=tmp_path)
+    assert (linted(result), result.stderr) == (["pkg/c.py", "pkg/real/a.py"], "")
+    assert linted(cli("pkg/outside", cwd=tmp_path)) == ["pkg/outside/b.py", "pkg/outside/c.py"]

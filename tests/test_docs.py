@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,8 +33,36 @@ def test_every_rule_page_has_the_ruff_sections(rule):
 
 
 def test_explain_refuses_unknown_codes():
-    with pytest.raises(UsageError, match="unknown rule code `TPL999`"):
+    with pytest.raises(UsageError, match="unknown rule code or name `TPL999`"):
         explain("TPL999")
+
+
+def test_a_rule_is_explained_by_its_name_as_by_its_code():
+    assert explain("device-route") == explain("TPL003") == explain("tpl003")
+
+
+def test_rule_all_prints_every_page_in_catalog_order():
+    result = subprocess.run(
+        [sys.executable, "-m", "torchperf_lint", "rule", "--all"], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == "\n".join(rule_markdown(rule) for rule in all_rules().values())
+    as_json = subprocess.run(
+        [sys.executable, "-m", "torchperf_lint", "rule", "--all", "--output-format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [page["code"] for page in json.loads(as_json.stdout)] == list(all_rules())
+
+
+@pytest.mark.parametrize("arguments", [[], ["TPL003", "--all"]], ids=["neither", "both"])
+def test_rule_takes_one_rule_or_all(arguments):
+    command = [sys.executable, "-m", "torchperf_lint", "rule", *arguments]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "torchperf-lint: error: rule takes a rule code or name, or --all\n",
+    )
 
 
 def test_ci_runs_the_readmes_set_up_and_test_commands_in_a_fresh_venv():

@@ -69,3 +69,25 @@ def test_the_hook_fails_on_a_finding_and_passes_after_the_fix(tmp_path):
     sh("git", "add", ".")
     passed = sh(PRE_COMMIT, "run", "--all-files")
     assert passed.returncode == 0, passed.stdout
+
+
+def test_the_local_hook_runs_the_torchperf_lint_on_path_and_says_when_there_is_none(tmp_path):
+    """`language: system` builds no environment: the script comes from PATH, as the README says."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {"PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig")}
+    git = Path(shutil.which("git") or "git").parent
+    without = {**os.environ, **env, "PATH": str(git)}
+    with_script = {**without, "PATH": f"{Path(CONSOLE_SCRIPT).parent}{os.pathsep}{git}"}
+
+    def sh(*command, environ):
+        return subprocess.run(command, cwd=repo, env=environ, capture_output=True, text=True)
+
+    sh("git", "init", "-q", environ=without)
+    (repo / ".pre-commit-config.yaml").write_text(readme_local_hook())
+    (repo / "kernel.py").write_text("import torch\ny = x.cuda()\n")
+    sh("git", "add", ".", environ=without)
+    missing = sh(PRE_COMMIT, "run", "--all-files", environ=without)
+    assert missing.returncode == 1 and "Executable `torchperf-lint` not found" in missing.stdout
+    found = sh(PRE_COMMIT, "run", "--all-files", environ=with_script)
+    assert found.returncode == 1 and "kernel.py:2:5: TPL003" in found.stdout

@@ -34,11 +34,8 @@ def test_sarif_has_every_field_code_scanning_reads_and_round_trips_findings(tmp_
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
     (run_,) = log["runs"]
     driver = run_["tool"]["driver"]
-    assert (
-        driver["name"] == "torchperf-lint"
-        and driver["version"]
-        and driver["informationUri"].startswith("https://")
-    )
+    # The tool has no page of its own to point at yet; SARIF requires only the name.
+    assert sorted(driver) == ["name", "rules", "version"] and driver["name"] == "torchperf-lint"
     rules = {rule["id"]: rule for rule in driver["rules"]}
     for rule in rules.values():
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"] and rule["help"]["text"]

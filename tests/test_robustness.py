@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -78,13 +79,35 @@ def test_deep_nesting_is_a_diagnostic_not_a_crash(body, message):
     assert finding[0] == "TPL900" and finding[3] == message
 
 
-def test_a_large_generated_file_is_linted(tmp_path):
+def test_a_file_over_the_size_limit_is_reported_and_not_parsed(tmp_path):
     body = "".join(f"value_{i} = {i} * 2  # padding to make the file large\n" for i in range(180_000))
     target = tmp_path / "big.py"
     target.write_text(body + "y = x.cuda()\n")
     assert target.stat().st_size > 10_000_000
-    findings = lint_job(jobs(tmp_path, ["big.py"])[0])
-    assert findings == []  # never mentions torch: CPython checks the syntax and no rule runs
+    (job,) = jobs(tmp_path, ["big.py"])
+    (finding,) = lint_job(job)
+    assert (finding.code, finding.row, finding.column, finding.message) == (
+        "TPL900",
+        1,
+        1,
+        "File not linted: it is 10.1 MiB, over the limit of 512 KiB (`max-file-size`); "
+        "raise the limit or exclude the file",
+    )
+    settings = job.settings.settings.with_overrides(max_file_size=16 << 20)
+    raised = replace(job, settings=replace(job.settings, project=replace(job.settings.project, settings=settings)))
+    assert lint_job(raised) == []  # no torch: CPython checks it, no rule runs
+
+
+def test_the_size_limit_comes_from_the_configuration(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.torchperf-lint]\nmax-file-size = 20\n")
+    (tmp_path / "a.py").write_text(VIOLATION)
+    result = cli("a.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (
+        1,
+        "a.py:1:1: TPL900 File not linted: it is 26 bytes, over the limit of 20 bytes (`max-file-size`); "
+        "raise the limit or exclude the file\n",
+    )
+    assert cli("a.py", "--config", "max-file-size = 26", cwd=tmp_path).stdout.split(" ")[1] == "TPL003"
 
 
 def test_an_unreadable_file_is_reported_and_the_rest_are_linted(tmp_path, monkeypatch):
@@ -122,7 +145,7 @@ def test_a_rule_that_raises_costs_one_file_and_the_rest_are_linted(tmp_path, mon
     ]
 
 
-def test_symlink_loops_and_directories_named_like_files_are_handled(tmp_path):
+def test_symlinked_folders_and_directories_named_like_files_are_handled(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "a.py").write_text(VIOLATION)
     (tmp_path / "pkg" / "loop").symlink_to(tmp_path / "pkg")

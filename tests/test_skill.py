@@ -48,7 +48,9 @@ def test_frontmatter_keeps_the_stricter_limits():
 
 
 def test_rendered_rules_reference_is_current_and_drift_is_caught(tmp_path, monkeypatch):
-    assert cli("skill", "render", "--check").returncode == 0
+    current = cli("skill", "render", "--check")
+    assert current.returncode == 0
+    assert current.stderr.endswith("torchperf-review/references/rules.md is up to date\n")
     copy = tmp_path / "torchperf-review"
     shutil.copytree(SKILL, copy)
     rule = all_rules()["TPL003"]

@@ -48,8 +48,8 @@ def test_unused_directive_wording_follows_ruff(tmp_path):
     )
     result = run("a.py", "-q", "--ignore", "TPL006", cwd=tmp_path)
     assert result.stdout.splitlines() == [
-        "a.py:2:15: TPL901 Unused `noqa` directive (unused: `TPL001`; duplicated: `TPL003`)",
-        "a.py:3:8: TPL901 Unused `noqa` directive (non-enabled: `TPL006`)",
+        "a.py:2:15: TPL901 [*] Unused `noqa` directive (unused: `TPL001`; duplicated: `TPL003`)",
+        "a.py:3:8: TPL901 [*] Unused `noqa` directive (non-enabled: `TPL006`)",
     ]  # the blanket directive on line 4 may serve another linter, so it is not reported
 
 
@@ -66,3 +66,46 @@ def test_only_directives_for_this_linter_send_a_file_through_the_tokenizer(monke
     ours = 'import torch\ns = "# noqa: TPL003"\ny = x.cuda()  # NOQA:tpl003\n'
     assert list(suppression.find_directives(ours, only_prefix="TPL")) == [3]  # the string is not a comment
     assert suppression.has_directive_for("x = 1  # noqa\n") and not suppression.has_directive_for(foreign)
+
+
+UNUSED = (
+    "import torch\n"
+    "y = x.cuda()  # noqa: TPL003, TPL001, E501, TPL003\n"
+    "z = 1  # noqa: TPL001\n"
+    "w = 2  # noqa: TPL001  # the reason stays\n"
+    "v = 3  # a reason # noqa: TPL001\n"
+    "u = 4  # noqa: E501,TPL9999\n"
+    "t = 5  # noqa\n"
+)
+
+
+def test_unused_noqa_fix_removes_unused_codes_keeps_other_tools_and_drops_empty_directives(tmp_path):
+    (tmp_path / "a.py").write_text(UNUSED)
+    listed = run("a.py", "-q", cwd=tmp_path)
+    assert listed.stdout == (
+        "a.py:2:15: TPL901 [*] Unused `noqa` directive (unused: `TPL001`; duplicated: `TPL003`)\n"
+        "a.py:3:8: TPL901 [*] Unused `noqa` directive (unused: `TPL001`)\n"
+        "a.py:4:8: TPL901 [*] Unused `noqa` directive (unused: `TPL001`)\n"
+        "a.py:5:19: TPL901 [*] Unused `noqa` directive (unused: `TPL001`)\n"
+        "a.py:6:8: TPL901 [*] Unused `noqa` directive (unknown: `TPL9999`)\n"
+    )
+    fixed = run("a.py", "--fix", cwd=tmp_path)
+    assert (fixed.returncode, fixed.stdout) == (0, "Found 5 errors (5 fixed, 0 remaining).\n")
+    assert (tmp_path / "a.py").read_text() == (
+        "import torch\n"
+        "y = x.cuda()  # noqa: TPL003, E501\n"
+        "z = 1\n"
+        "w = 2  # the reason stays\n"
+        "v = 3  # a reason\n"
+        "u = 4  # noqa: E501\n"
+        "t = 5  # noqa\n"
+    )
+
+
+def test_add_noqa_works_in_a_file_with_newer_syntax(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\n\ntype Volume = torch.Tensor\ny = x.cuda()\n")
+    result = run("a.py", "--add-noqa", "--target-version", "py312", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "Added 1 noqa directive.\n")
+    assert (tmp_path / "a.py").read_text() == (
+        "import torch\n\ntype Volume = torch.Tensor\ny = x.cuda()  # noqa: TPL003\n"
+    )

@@ -39,7 +39,7 @@ def fix_text(
         if not fixable:
             break
         candidate, used = fixes.apply(text, [f.fix for f in fixable if f.fix is not None])
-        if not used or candidate == text or not _parses(candidate):
+        if not used or candidate == text or not parses(candidate):
             break
         applied += [f for f in fixable if any(f.fix is fix for fix in used)]
         text, findings = candidate, relint(candidate)
@@ -52,10 +52,12 @@ def fix_one(text: str, finding: Diagnostic) -> str | None:
     if finding.fix is None:
         return None
     candidate, used = fixes.apply(text, [finding.fix])
-    return candidate if used and candidate != text and _parses(candidate) else None
+    return candidate if used and candidate != text and parses(candidate) else None
 
 
-def _parses(text: str) -> bool:
+def parses(text: str) -> bool:
+    """Whether LibCST parses ``text``: the test every rewrite passes before it is written (the
+    linter lints what LibCST parses, newer syntax included)."""
     try:
         cst.parse_module(text)
     except (cst.ParserSyntaxError, RecursionError):

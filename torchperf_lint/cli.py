@@ -8,7 +8,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from torchperf_lint import __version__
+from torchperf_lint import __version__, python_versions
 from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIR
 from torchperf_lint.config import ConfigError
 from torchperf_lint.exit_codes import ExitCode
@@ -36,6 +36,16 @@ def _positive(value: str) -> int:
     return number
 
 
+_VERSIONS = [python_versions.spelled(version) for version in python_versions.SUPPORTED]
+
+
+def _target_version(value: str) -> python_versions.Version:
+    version = python_versions.parse(value)
+    if version is None:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(_VERSIONS)}, not {value!r}")
+    return version
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS keeps a subcommand's default from overwriting a --verbose given before it.
@@ -58,7 +68,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--extend-select", type=_codes, action="extend", help="codes or prefixes to enable in addition"
     )
     check.add_argument("--ignore", type=_codes, action="extend", help="codes or prefixes to disable")
-    check.add_argument("--config", type=Path, help="a pyproject.toml (or bare TOML table) to use")
+    check.add_argument(
+        "--config",
+        action="append",
+        metavar="FILE | KEY=VALUE",
+        help="a pyproject.toml (or bare TOML table) to use, or a TOML `KEY = VALUE` that overrides one key",
+    )
+    check.add_argument(
+        "--target-version",
+        type=_target_version,
+        metavar="VERSION",
+        help=f"the oldest Python the code runs on: {', '.join(_VERSIONS)} (default: requires-python, else py311)",
+    )
     check.add_argument("--output-format", choices=sorted(REPORTERS), default="text")
     check.add_argument("-o", "--output-file", type=Path, help="write the report to this file instead of stdout")
     check.add_argument("--statistics", action="store_true", help="count findings per rule instead of listing them")
@@ -88,8 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--baseline", metavar="REV", help="report only findings not already present at git revision REV"
     )
-    rule = commands.add_parser("rule", parents=[common], help="explain one rule")
-    rule.add_argument("code")
+    rule = commands.add_parser("rule", parents=[common], help="explain a rule, by code or name, or every rule")
+    rule.add_argument("rule", nargs="?", metavar="CODE|NAME", help="TPL003 or device-route")
+    rule.add_argument("--all", action="store_true", help="every rule's page")
     rule.add_argument("--output-format", choices=["text", "json"], default="text")
     rules = commands.add_parser("rules", parents=[common], help="list every rule")
     rules.add_argument("--output-format", choices=["text", "json", "markdown"], default="text")

@@ -42,6 +42,9 @@ class FileContext:
     qualname_stack: list[str] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
     syntax_tree: ast.Module | None = None
+    #: Whether CPython parses the file although no tree was given (the project index parsed these
+    #: bytes): positions then parse it when a finding needs one.
+    reparse: bool = False
     #: Facts the toolkit computed once for a function or block, keyed by (kind, id of the node).
     facts: dict[tuple[str, int], object] = field(default_factory=dict)
     _mentioned: dict[re.Pattern[str], bool] = field(default_factory=dict)
@@ -125,7 +128,9 @@ class FileContext:
     def _locator(self) -> Locator:
         # CPython's tree places statements by line; it is parsed here when the engine skipped its
         # syntax check (the project index had parsed the same bytes) and a finding needs a position.
-        tree = self.syntax_tree if self.syntax_tree is not None else ast.parse(self.text)
+        tree = self.syntax_tree
+        if tree is None and self.reparse:
+            tree = ast.parse(self.text)
         return Locator(self.module, self.text, tree)
 
     def position(self, node: cst.CSTNode, path: tuple[cst.CSTNode, ...] | None = None) -> CodeRange:

@@ -102,6 +102,9 @@ def discover(
 
 
 def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skipped]) -> Iterator[Path]:
+    """Python files below ``top``. As in Ruff, a symbolic link to a folder found on the way is not
+    followed (it may lead out of the project, or around in a loop); one to a file is linted, and a
+    linked folder given on the command line is walked."""
     top_settings = settings_of(top)
     # A folder given explicitly is linted even if a pattern excludes it (unless --force-exclude).
     exempt = {
@@ -112,18 +115,8 @@ def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skip
         # A folder the user names is linted even where git ignores it, as Ruff does; only the
         # .gitignore files inside it apply below it.
         ignores = []
-    seen: set[tuple[int, int]] = set()
 
     def visit(folder: Path, ignores: list[_GitIgnore]) -> Iterator[Path]:
-        try:
-            stat = folder.stat()
-        except OSError as error:
-            skipped.append(Skipped(folder, f"cannot read: {error.strerror}"))
-            return
-        if (stat.st_dev, stat.st_ino) in seen:
-            skipped.append(Skipped(folder, "symlink loop"))
-            return
-        seen.add((stat.st_dev, stat.st_ino))
         settings = settings_of(folder)
         patterns = tuple(p for p in settings.exclude + settings.extend_exclude if p not in exempt)
         # Resolved once per folder, not per entry: resolving a path costs a system call per component.
@@ -139,7 +132,7 @@ def _walk(top: Path, settings_of: Callable[[Path], Settings], skipped: list[Skip
         for entry in entries:
             path = Path(entry.path)
             try:
-                is_dir = entry.is_dir()
+                is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
             if _excluded(path, settings.root, patterns, prefix + entry.name):

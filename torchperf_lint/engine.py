@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import re
+import tokenize
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import libcst as cst
 
-from torchperf_lint import suppression
+from torchperf_lint import newer_syntax, python_versions, suppression
 from torchperf_lint.context import FileContext
 from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
 from torchperf_lint.dispatch import Dispatcher, has_visitors
 from torchperf_lint.fixes import Edit, Fix, PendingFix
 from torchperf_lint.index.build import summarize_tree
+from torchperf_lint.index.summary import FunctionSummary, ModuleSummary
 from torchperf_lint.kernel_map.facts import FileFacts
 from torchperf_lint.kernel_map.infer import KernelMap
 from torchperf_lint.kernel_map.project import map_settings
@@ -24,6 +29,15 @@ from torchperf_lint.toolkit import traversal
 from torchperf_lint.toolkit.scopes import ScopeBuilder
 from torchperf_lint.workspace import FileSettings
 
+#: A file CPython rejected reaches LibCST only if no statement is longer than this many tokens (an
+#: f-string counts as many as it has characters) and no bracket nests deeper than CPython allows in
+#: any version. Nothing else bounds its nesting then, and LibCST's parser takes memory quadratic in
+#: nesting depth (a chain of 2,000 lambdas takes 0.8 GB) and overflows the C stack at a few thousand
+#: levels; at this bound the worst case stays near 200 MB.
+_MAX_STATEMENT_TOKENS = 1000
+_MAX_BRACKET_DEPTH = 200
+_LAYOUT_TOKENS = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
+
 
 class _Run:
     """One file's run: its settings, the name findings carry, and the rules it applies."""
@@ -32,8 +46,21 @@ class _Run:
         self.file, self.path, self.ignore_noqa = file, path, ignore_noqa
         self.enabled = file.enabled
         self.rules: tuple[type[Rule], ...] = tuple(
-            cls for code, cls in all_rules().items() if code in file.enabled
+            cls for code, cls in all_rules().items() if code in self.enabled
         )
+        self.target_version = file.settings.target_version
+        self.max_file_size = file.settings.max_file_size
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """CPython's refusal of a file: where, and its message. ``final`` when LibCST must not try the
+    file either (CPython found it nested too deeply for LibCST's native parser)."""
+
+    row: int
+    column: int
+    message: str
+    final: bool = False
 
 
 def lint_bytes(
@@ -43,6 +70,8 @@ def lint_bytes(
     raises for bad input: that becomes TPL900. Without kernel facts in ``file`` (one file linted on
     its own), the kernel map is inferred from this file alone."""
     options = _Run(file, path if path is not None else str(file.path), ignore_noqa)
+    if len(data) > options.max_file_size:
+        return _syntax_finding(options, 1, 1, _too_large(len(data), options.max_file_size))
     try:
         text = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
@@ -50,23 +79,32 @@ def lint_bytes(
     if "\x00" in text:
         return _syntax_finding(options, 1, 1, "File contains a NUL byte; it is not Python source")
     kernel = file.kernel
-    if kernel is not None and kernel.parsed_sha256 == hashlib.sha256(data).hexdigest():
-        syntax_tree = None  # the project index parsed these very bytes; positions parse them if asked
-    else:
-        syntax_tree = _syntax_tree(text, options)
-        if isinstance(syntax_tree, list):
-            return syntax_tree
-        kernel = kernel if kernel is not None else _own_facts(syntax_tree, text, file)
-    if not _may_match(text, options, kernel):
+    checked: ast.Module | Rejected | None = None  # None: the project index parsed these very bytes
+    if kernel is None or kernel.parsed_sha256 != hashlib.sha256(data).hexdigest():
+        checked = _syntax_tree(text, options)
+        if isinstance(checked, Rejected) and checked.final:
+            return _syntax_finding(options, checked.row, checked.column, checked.message)
+    syntax_tree = checked if isinstance(checked, ast.Module) else None
+    if kernel is None and syntax_tree is not None:
+        kernel = _own_facts(syntax_tree, text, file)
+    parses = not isinstance(checked, Rejected)
+    if kernel is not None and parses and not _may_match(text, options, kernel):
         return []
+    module = _libcst_tree(text, checked)
+    if isinstance(module, Rejected):
+        return _syntax_finding(options, module.row, module.column, module.message)
+    if kernel is None:  # newer syntax than this Python parses: only what is declared is known
+        kernel = _declared_facts(module, text, file)
     try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        return _syntax_finding(options, error.raw_line, error.raw_column + 1, _parser_message(error))
+        newer = _newer_syntax(module, text, checked, options)
     except RecursionError:
-        return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
+        return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
+    if isinstance(newer, Rejected):  # not newer syntax: an error on every Python
+        return _syntax_finding(options, newer.row, newer.column, newer.message)
+    if not parses and not _may_match(text, options, kernel):
+        return newer
     try:
-        findings = _run_rules(module, text, syntax_tree, options, kernel)
+        findings = newer + _run_rules(module, text, syntax_tree, options, kernel, reparse=parses)
     except RecursionError:
         return _syntax_finding(options, 1, 1, "File is nested too deeply to analyse")
     except Exception as error:  # a bug in one rule costs this file's findings, never the whole run
@@ -84,6 +122,32 @@ def _own_facts(syntax_tree: ast.Module, text: str, file: FileSettings) -> FileFa
     return KernelMap([summary], map_settings(file.settings)).file_facts(file.module_name)
 
 
+def _declared_facts(module: cst.Module, text: str, file: FileSettings) -> FileFacts:
+    """The kernel map of a file CPython cannot parse (syntax newer than the running Python): the
+    functions the pragma or the settings declare, read from LibCST's tree."""
+    marked = {match.group(1) for match in _PRAGMA_DEF.finditer(text)}
+    functions = tuple(
+        FunctionSummary(qualname, 0, pragma=qualname.rpartition(".")[2] in marked)
+        for qualname in _qualnames(module.body, file.module_name)
+    )
+    summary = ModuleSummary(file.module_name, functions=functions)
+    return KernelMap([summary], map_settings(file.settings)).file_facts(file.module_name)
+
+
+#: A ``def`` line that carries the pragma (the line a long signature ends on is matched by its header).
+_PRAGMA_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)\b.*?#\s*torchperf:\s*prevalidated\b", re.M)
+
+
+def _qualnames(body: Sequence[cst.CSTNode], prefix: str) -> Iterator[str]:
+    for node in body:
+        if isinstance(node, cst.FunctionDef | cst.ClassDef):
+            qualname = f"{prefix}.{node.name.value}" if prefix else node.name.value
+            if isinstance(node, cst.FunctionDef):
+                yield qualname
+            inner = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+            yield from _qualnames(inner, qualname)
+
+
 def _may_match(text: str, options: _Run, kernel: FileFacts) -> bool:
     """Cheap prefilter: a file with none of the active rules' required strings (nor a ``noqa`` to
     check, nor a function the kernel map gives a role) cannot match; it is only syntax-checked."""
@@ -94,16 +158,87 @@ def _may_match(text: str, options: _Run, kernel: FileFacts) -> bool:
     return any(token in text for cls in options.rules for token in cls.requires_text)
 
 
-def _syntax_tree(text: str, options: _Run) -> ast.Module | list[Diagnostic]:
+def _syntax_tree(text: str, options: _Run) -> ast.Module | Rejected:
     """CPython's parse first (it never executes anything): its messages are the familiar ones, it
     refuses the nesting depths at which LibCST's native parser would crash the process, and its line
-    numbers let positions be generated one statement at a time. A list means the file is invalid."""
+    numbers let positions be generated one statement at a time.
+
+    The tree when the running interpreter parses the file, else :class:`Rejected`. A rejected file
+    may still be valid for a newer Python; the caller asks LibCST (see :func:`_newer_syntax`).
+    """
     try:
         return ast.parse(text, filename=options.path)
     except SyntaxError as error:
-        return _syntax_finding(options, error.lineno or 1, error.offset or 1, _first_line(error))
+        return Rejected(error.lineno or 1, error.offset or 1, _first_line(error))
     except (RecursionError, MemoryError, ValueError):
-        return _syntax_finding(options, 1, 1, "File is nested too deeply to parse")
+        return Rejected(1, 1, "File is nested too deeply to parse", final=True)
+
+
+def _libcst_tree(text: str, checked: ast.Module | Rejected | None) -> cst.Module | Rejected:
+    """LibCST's parse, or why there is none: when CPython rejected the file too, CPython's message
+    (the familiar one), else LibCST's."""
+    if isinstance(checked, Rejected) and not _bounded(text):
+        return checked
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        own = Rejected(error.raw_line, error.raw_column + 1, _parser_message(error))
+        return checked if isinstance(checked, Rejected) else own
+    except RecursionError:
+        return Rejected(1, 1, "File is nested too deeply to parse", final=True)
+
+
+def _bounded(text: str) -> bool:
+    """Whether a file CPython could not parse, and so whose nesting nothing has bounded, is small
+    enough in every statement to give LibCST (see ``_MAX_STATEMENT_TOKENS``)."""
+    count = depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NEWLINE:
+                count = 0
+            elif token.type not in _LAYOUT_TOKENS:
+                count += len(token.string) if token.type == tokenize.STRING and "{" in token.string else 1
+                depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token.string, 0)
+                if count > _MAX_STATEMENT_TOKENS or depth > _MAX_BRACKET_DEPTH:
+                    return False
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return True
+
+
+def _newer_syntax(
+    module: cst.Module, text: str, checked: ast.Module | Rejected | None, options: _Run
+) -> list[Diagnostic] | Rejected:
+    """TPL900 for each construct newer than the target version; the rejection itself when CPython
+    rejected the file and no construct newer than the running Python explains it."""
+    parsed = not isinstance(checked, Rejected)
+    if parsed and options.target_version >= python_versions.RUNNING:
+        return []  # CPython parsed it, so every construct is at most as new as the target
+    found = newer_syntax.uses(module, text)
+    if isinstance(checked, Rejected) and not any(use.added > python_versions.RUNNING for use in found):
+        return checked
+    target = options.target_version
+    return [
+        finding
+        for use in found
+        if use.added > target
+        for finding in _syntax_finding(options, use.row, use.column, use.message(target))
+    ]
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"File not linted: it is {_size(size)}, over the limit of {_size(limit)} (`max-file-size`); "
+        "raise the limit or exclude the file"
+    )
+
+
+def _size(count: int) -> str:
+    """A byte count as people read it: 512 KiB, 7.9 MiB."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
 
 
 def _first_line(error: SyntaxError) -> str:
@@ -124,7 +259,13 @@ def _syntax_finding(options: _Run, row: int, column: int, message: str) -> list[
 
 
 def _run_rules(
-    module: cst.Module, text: str, syntax_tree: ast.Module | None, options: _Run, kernel: FileFacts
+    module: cst.Module,
+    text: str,
+    syntax_tree: ast.Module | None,
+    options: _Run,
+    kernel: FileFacts,
+    *,
+    reparse: bool,
 ) -> list[Diagnostic]:
     builder = ScopeBuilder(module)
     traversal.visit(module, builder)
@@ -134,6 +275,7 @@ def _run_rules(
         text=text,
         module=module,
         syntax_tree=syntax_tree,
+        reparse=reparse,
         scopes=builder.scopes,
         kernel=kernel,
     )

@@ -46,13 +46,28 @@ def _metadata(rule: type[Rule]) -> dict[str, object]:
     }
 
 
-def explain(code: str, output_format: str = "text") -> str:
-    rule = all_rules().get(code.upper())
-    if rule is None:
-        raise UsageError(f"unknown rule code `{code}`; `torchperf-lint rules` lists them")
+def explain(selector: str, output_format: str = "text") -> str:
+    """One rule's page, the rule named by its code (``TPL003``) or its name (``device-route``)."""
+    rule = find_rule(selector)
     if output_format == "json":
         return json.dumps(_metadata(rule), indent=2) + "\n"
     return rule_markdown(rule)
+
+
+def explain_all(output_format: str = "text") -> str:
+    """Every rule's page, in catalog order: a JSON list, or the Markdown pages one after another."""
+    rules = list(all_rules().values())
+    if output_format == "json":
+        return json.dumps([_metadata(rule) for rule in rules], indent=2) + "\n"
+    return "\n".join(rule_markdown(rule) for rule in rules)
+
+
+def find_rule(selector: str) -> type[Rule]:
+    rules = all_rules()
+    found = rules.get(selector.upper()) or next((r for r in rules.values() if r.name == selector.lower()), None)
+    if found is None:
+        raise UsageError(f"unknown rule code or name `{selector}`; `torchperf-lint rules` lists them")
+    return found
 
 
 def rules_table(output_format: str = "text") -> str:

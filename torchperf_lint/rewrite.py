@@ -6,13 +6,12 @@ encoding, BOM and line endings; nothing is written for ``--diff`` or for standar
 
 from __future__ import annotations
 
-import ast
 import difflib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from torchperf_lint.autofix import fix_text, write_atomically
+from torchperf_lint.autofix import fix_text, parses, write_atomically
 from torchperf_lint.diagnostics import Diagnostic
 from torchperf_lint.engine import SYNTAX_ERROR, lint_bytes
 from torchperf_lint.fixes import is_fixable
@@ -100,15 +99,7 @@ def with_noqa(text: str, codes_by_row: dict[int, set[str]]) -> tuple[str, int] |
     """``text`` with ``# noqa`` directives for ``codes_by_row`` and how many lines took one; None when
     no directive could be added, or the result would not parse."""
     new_text, count = add_directives(text, codes_by_row)
-    return (new_text, count) if count and _parses(new_text) else None
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+    return (new_text, count) if count and parses(new_text) else None
 
 
 def _by_path(findings: list[Diagnostic]) -> dict[str, list[Diagnostic]]:

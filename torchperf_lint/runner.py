@@ -41,8 +41,13 @@ def fingerprint(job: Job, ignore_noqa: bool = False) -> str:
     active = sorted(code for code in file.enabled if code in rules)
     classes = ",".join(f"{code}={rules[code].module}.{rules[code].qualname}" for code in active)
     code = code_fingerprint(tuple(sorted({rules[code].module for code in active})))
+    settings = file.settings
     kernel = file.kernel.digest() if file.kernel is not None else "-"
-    knobs = f"{file.settings.prevalidated}|{file.settings.primitives}|{kernel}|{ignore_noqa}"
+    knobs = "|".join(
+        str(knob)
+        for knob in (settings.prevalidated, settings.primitives, kernel, ignore_noqa)
+        + (settings.target_version, settings.max_file_size)
+    )
     return "\n".join((code, file.module_name, classes, ",".join(sorted(file.enabled)), knobs))
 
 

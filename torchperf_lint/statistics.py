@@ -28,10 +28,23 @@ def render(findings: list[Diagnostic], *, as_json: bool, unsafe: bool) -> str:
     )
 
 
-def summary(findings: list[Diagnostic], fixed: list[Diagnostic], *, unsafe: bool, fixing: bool) -> str:
-    """The closing line(s): totals, what was fixed, and what ``--fix`` could still do."""
+def summary(
+    findings: list[Diagnostic],
+    fixed: list[Diagnostic],
+    *,
+    unsafe: bool,
+    fixing: bool,
+    baseline: tuple[str, int] | None = None,
+) -> str:
+    """The closing line(s): totals, what was fixed, what ``--fix`` could still do, and with
+    ``baseline`` (the revision, and how many findings it already had) what that mode hid."""
+    hid = ""
+    if baseline is not None:
+        revision, count = baseline
+        counted, verb = ("1 finding", "is") if count == 1 else (f"{count} findings", "are")
+        hid = f"{counted} that {revision} already had {verb} not shown (--baseline).\n"
     if not findings and not fixed:
-        return "All checks passed!\n"
+        return "All checks passed!\n" + hid
     total = len(findings) + len(fixed)
     noun = "error" if total == 1 else "errors"
     line = f"Found {total} {noun}" + (f" ({len(fixed)} fixed, {len(findings)} remaining)." if fixed else ".")
@@ -44,7 +57,7 @@ def summary(findings: list[Diagnostic], fixed: list[Diagnostic], *, unsafe: bool
         if hidden:
             fixes = "fix" if hidden == 1 else "fixes"
             lines.append(f"{hidden} hidden {fixes} can be enabled with the `--unsafe-fixes` option.")
-    return "".join(text + "\n" for text in lines)
+    return "".join(text + "\n" for text in lines) + hid
 
 
 def fixed_summary(fixed: list[Diagnostic]) -> str:

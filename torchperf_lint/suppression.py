@@ -8,6 +8,7 @@ import tokenize
 from dataclasses import dataclass
 
 from torchperf_lint.diagnostics import Diagnostic
+from torchperf_lint.fixes import SAFE, Edit, Fix
 from torchperf_lint.lines import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -22,6 +23,7 @@ class Directive:
     column: int  # 1-based
     end_column: int
     codes: tuple[str, ...] | None  # None for a bare, blanket directive
+    line: str = ""  # the whole line, for the fix that removes unused codes
 
 
 def find_directives(text: str, only_prefix: str | None = None) -> dict[int, Directive]:
@@ -38,6 +40,7 @@ def find_directives(text: str, only_prefix: str | None = None) -> dict[int, Dire
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
         return {}
+    lines = split_lines(text)
     for token in tokens:
         if token.type != tokenize.COMMENT:
             continue
@@ -48,7 +51,7 @@ def find_directives(text: str, only_prefix: str | None = None) -> dict[int, Dire
         codes = match.group("codes")
         parsed = tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else None
         start = col + match.start()
-        found[row] = Directive(row, start + 1, col + match.end() + 1, parsed)
+        found[row] = Directive(row, start + 1, col + match.end() + 1, parsed, lines[row - 1])
     return found
 
 
@@ -83,49 +86,72 @@ def apply(
     if UNUSED_NOQA not in enabled:
         return kept
     for directive in directives.values():
-        message = _unused_message(directive, used.get(directive.row, set()), enabled, known, own_prefix)
-        if message is not None:
+        if directive.codes is None:
+            continue  # a blanket directive may be another linter's; only our own codes can be unused
+        verdicts = _verdicts(directive.codes, used.get(directive.row, set()), enabled, known, own_prefix)
+        keep = [code for code, verdict in zip(directive.codes, verdicts, strict=True) if verdict is None]
+        if len(keep) < len(directive.codes):
             kept.append(
                 Diagnostic(
                     path,
                     directive.row,
                     directive.column,
                     UNUSED_NOQA,
-                    message,
+                    _unused_message(directive.codes, verdicts),
                     directive.row,
                     directive.end_column,
+                    _removal(directive, keep),
                 )
             )
     return kept
 
 
-def _unused_message(
-    directive: Directive, used: set[str], enabled: frozenset[str], known: frozenset[str], own_prefix: str
-) -> str | None:
-    if directive.codes is None:
-        return None  # a blanket directive may be another linter's; only our own codes can be unused
-    unused, disabled, unknown, duplicated, seen = [], [], [], [], set()
-    for code in directive.codes:
+_VERDICTS = ("unused", "non-enabled", "unknown", "duplicated")
+
+
+def _verdicts(
+    codes: tuple[str, ...], used: set[str], enabled: frozenset[str], known: frozenset[str], own_prefix: str
+) -> list[str | None]:
+    """Why each code of a directive suppresses nothing (one of ``_VERDICTS``), or None for a code
+    that did, or that belongs to another tool."""
+    verdicts: list[str | None] = []
+    seen: set[str] = set()
+    for code in codes:
         if not code.startswith(own_prefix):
-            continue  # another tool's code
-        if code in seen:
-            duplicated.append(code)
-            continue
+            verdicts.append(None)
+        elif code in seen:
+            verdicts.append("duplicated")
+        elif code in used:
+            verdicts.append(None)
+        else:
+            verdicts.append("unused" if code in enabled else "non-enabled" if code in known else "unknown")
         seen.add(code)
-        if code in used:
-            continue
-        (unused if code in enabled else disabled if code in known else unknown).append(code)
-    parts = [
-        f"{label}: {', '.join(f'`{c}`' for c in codes)}"
-        for label, codes in (
-            ("unused", unused),
-            ("non-enabled", disabled),
-            ("unknown", unknown),
-            ("duplicated", duplicated),
-        )
-        if codes
-    ]
-    return f"Unused `noqa` directive ({'; '.join(parts)})" if parts else None
+    return verdicts
+
+
+def _unused_message(codes: tuple[str, ...], verdicts: list[str | None]) -> str:
+    parts = []
+    for label in _VERDICTS:
+        listed = [f"`{code}`" for code, verdict in zip(codes, verdicts, strict=True) if verdict == label]
+        if listed:
+            parts.append(f"{label}: {', '.join(listed)}")
+    return f"Unused `noqa` directive ({'; '.join(parts)})"
+
+
+def _removal(directive: Directive, keep: list[str]) -> Fix:
+    """Ruff's RUF100 fix: the directive keeps the codes that still suppress something and other
+    tools' codes; with none left it goes, with the blanks that separated it from the code (or from
+    the comment that follows it)."""
+    row, line = directive.row, directive.line
+    start, end = directive.column - 1, directive.end_column - 1
+    if keep:
+        edit = Edit(row, directive.column, row, directive.end_column, f"# noqa: {', '.join(keep)}")
+    elif line[end:].strip():
+        following = line[end:]
+        edit = Edit(row, directive.column, row, end + len(following) - len(following.lstrip()) + 1, "")
+    else:
+        edit = Edit(row, len(line[:start].rstrip()) + 1, row, len(line) + 1, "")
+    return Fix(SAFE, "Remove unused `noqa` directive", (edit,))
 
 
 def add_directives(text: str, codes_by_row: dict[int, set[str]]) -> tuple[str, int]:

@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from torchperf_lint import python_versions
 from torchperf_lint.cache import DIRECTORY_NAME as CACHE_DIRECTORY
-from torchperf_lint.config import ConfigError, Settings, config_in, load
+from torchperf_lint.config import ConfigError, Settings, config_in, load, with_snippets
 from torchperf_lint.discovery import module_name
 from torchperf_lint.kernel_map import project as project_maps
 from torchperf_lint.kernel_map.facts import FileFacts
@@ -33,7 +34,9 @@ from torchperf_lint.selection import UsageError, expand, per_file_ignored
 class Overrides:
     """Command-line choices that apply to every file, whichever project it belongs to."""
 
-    config: Path | None = None  # --config: this file's settings for every path
+    config: Path | None = None  # --config FILE: this file's settings for every path
+    snippets: tuple[str, ...] = ()  # --config 'KEY = VALUE': keys that replace the file's
+    target_version: python_versions.Version | None = None
     select: tuple[str, ...] | None = None  # replaces the configured selection
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
@@ -166,10 +169,11 @@ def _load_project(config: Path | None, cwd: Path, overrides: Overrides) -> Proje
         raise UsageError(f"config file {overrides.config} does not exist")
     if config is not None:
         _seen[config] = _state(config)
-    settings = load(config, cwd, known_codes())
+    settings = with_snippets(load(config, cwd, known_codes()), overrides.snippets, known_codes())
     settings = settings.with_overrides(
         extend_exclude=settings.extend_exclude + overrides.extend_exclude,
         respect_gitignore=overrides.respect_gitignore,
+        target_version=overrides.target_version,
     )
     project = Project.of(settings, _enabled(settings, overrides))
     return project if overrides.cache_dir is None else replace(project, cache_dir=overrides.cache_dir)

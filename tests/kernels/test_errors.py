@@ -49,6 +49,11 @@ def warp(volume=GOOD, matrix=M, size=(3, 4, 5), **kw):
             ValueError,
             "coords must have shape",
         ),
+        (  # one map serves the whole batch; a map per item is refused, as the README says
+            lambda: remap3d(GOOD, np.zeros((2, 2, 2, 2, 3), np.float32), layout="NCDHW"),
+            ValueError,
+            "coords must have shape (D_out, H_out, W_out, 3), got (2, 2, 2, 2, 3)",
+        ),
         (lambda: remap3d(GOOD, [[0.0]], layout="NCDHW"), TypeError, "coords must be a numpy.ndarray"),
         (
             lambda: remap3d(GOOD, np.full((1, 1, 1, 3), np.inf, np.float32), layout="NCDHW"),

@@ -41,8 +41,10 @@ def run(args: argparse.Namespace) -> ExitCode:
             ignore_noqa=args.ignore_noqa,
             progress=on_file_done,
         )
+    baseline = None
     if args.baseline is not None:
-        findings = _without_baseline(args, jobs, findings)
+        new = _without_baseline(args, jobs, findings)
+        baseline, findings = (args.baseline, len(findings) - len(new)), new
     if args.add_noqa:
         return _add_noqa(jobs, findings)
     fixed: list[Diagnostic] = []
@@ -56,7 +58,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         _echo_stdin(jobs, rewrites)
     stdin_fixed = args.fix and any(job.data is not None for job in jobs)
     with _report_stream(args, stdin_fixed) as out:
-        _report(args, project_for(Path.cwd(), overrides).settings.root, jobs, findings, fixed, missing, out)
+        root = project_for(Path.cwd(), overrides).settings.root
+        _report(args, root, jobs, findings, fixed, missing, baseline, out)
     if missing:
         return ExitCode.ERROR
     if fixed and args.exit_non_zero_on_fix:
@@ -66,8 +69,11 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 def overrides_from(args: argparse.Namespace) -> Overrides:
     """The flags that override every project's configuration."""
+    config, snippets = _config_values(args.config or ())
     return Overrides(
-        config=args.config,
+        config=config,
+        snippets=snippets,
+        target_version=args.target_version,
         select=tuple(args.select) if args.select is not None else None,
         extend_select=tuple(args.extend_select or ()),
         ignore=tuple(args.ignore or ()),
@@ -75,6 +81,21 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
         cache_dir=args.cache_dir,
         respect_gitignore=args.respect_gitignore,
     )
+
+
+def _config_values(values: list[str]) -> tuple[Path | None, tuple[str, ...]]:
+    """``--config`` values, as Ruff reads them: an existing file, or else a TOML ``KEY = VALUE``
+    snippet; one file at most."""
+    files: list[Path] = []
+    snippets: list[str] = []
+    for value in values:
+        if Path(value).is_file() or "=" not in value:
+            files.append(Path(value))
+        else:
+            snippets.append(value)
+    if len(files) > 1:
+        raise UsageError("--config names one file at most (and any number of `KEY = VALUE` overrides)")
+    return (files[0] if files else None), tuple(snippets)
 
 
 def _without_baseline(args: argparse.Namespace, jobs: list[Job], findings: list[Diagnostic]) -> list[Diagnostic]:
@@ -200,10 +221,11 @@ def _report(
     findings: list[Diagnostic],
     fixed: list[Diagnostic],
     missing: bool,
+    baseline: tuple[str, int] | None,
     out: TextIO,
 ) -> None:
     """The findings in the chosen format; for people, a closing summary, which never claims
-    success when a path given could not be found."""
+    success when a path given could not be found, and says how many findings ``--baseline`` hid."""
     human = args.output_format in HUMAN_FORMATS
     if args.statistics:
         out.write(statistics.render(findings, as_json=args.output_format == "json", unsafe=args.unsafe_fixes))
@@ -213,7 +235,8 @@ def _report(
     if args.show_fixes and fixed:
         out.write(statistics.fixed_summary(fixed))
     if human and not args.quiet and not (missing and not findings and not fixed):
-        out.write(statistics.summary(findings, fixed, unsafe=args.unsafe_fixes, fixing=args.fix))
+        unsafe, fixing = args.unsafe_fixes, args.fix
+        out.write(statistics.summary(findings, fixed, unsafe=unsafe, fixing=fixing, baseline=baseline))
 
 
 def _sources(findings: list[Diagnostic], jobs: list[Job]) -> dict[str, str]:

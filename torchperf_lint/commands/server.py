@@ -20,9 +20,11 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         if (error.name or "").split(".")[0] not in _EXTRA_MODULES:
             raise
+        from torchperf_lint.installation import extra_command
+
         print(
-            "torchperf-lint: error: the language server needs the `server` extra: "
-            f'pip install "torchperf-lint[server]" ({error})',
+            f"torchperf-lint: error: the language server needs the `server` extra ({error}); install it with:\n"
+            f"  {extra_command('server')}",
             file=sys.stderr,
         )
         return ExitCode.ERROR

@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         if drifted(folder):
             print(f"{folder / RULES_REFERENCE} is out of date: run `torchperf-lint skill render`", file=sys.stderr)
             return ExitCode.FINDINGS
+        print(f"{folder / RULES_REFERENCE} is up to date", file=sys.stderr)
         return ExitCode.CLEAN
     print(f"Wrote {write_rules(folder)}", file=sys.stderr)
     return ExitCode.CLEAN

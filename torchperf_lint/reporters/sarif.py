@@ -2,6 +2,7 @@
 
 Columns are Unicode code points (``columnKind``), 1-based, as everywhere in torchperf-lint. Paths
 under the project root are written relative to ``%SRCROOT%``; others become absolute ``file://`` URIs.
+The driver has no ``informationUri`` (optional in SARIF): the tool has no hosted page to point at.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from torchperf_lint.rule import Rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/torchperf-lint/"
 SRCROOT = "%SRCROOT%"
 
 
@@ -31,7 +31,6 @@ def render(findings: list[Diagnostic], context: ReportContext) -> str:
             "driver": {
                 "name": "torchperf-lint",
                 "version": __version__,
-                "informationUri": INFORMATION_URI,
                 "rules": [_descriptor(rule) for rule in rules.values()],
             }
         },
