@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import lint_package
 
 from torchperf_lint import cli
 from torchperf_lint.config import Settings
@@ -184,3 +185,19 @@ def test_names_follow_relative_imports_and_aliases_across_modules():
 def test_a_file_cpython_cannot_parse_has_an_empty_summary():
     summary = summarize_bytes(b"def f(:\n", "pkg.broken", False)
     assert summary.functions == () and summary.syntax_error is not None
+
+
+def test_a_helper_in_another_module_tells_the_rules_what_it_returns(tmp_path):
+    """TPL103 reads a tensor inside a loop; a NumPy array produced by another module's function is not one."""
+    found = lint_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/stats.py": "import numpy as np\n\ndef edges(n) -> np.ndarray:\n    return np.arange(n)\n",
+            "pkg/grid.py": "import torch\n\ndef cells(n) -> torch.Tensor:\n    return torch.arange(n)\n",
+            "pkg/loop.py": "import torch\nfrom .stats import edges\nfrom pkg.grid import cells\n\n"
+            "def f(n):\n    for i in range(n):\n        a = edges(n).tolist()\n        b = cells(n).tolist()\n",
+        },
+        "TPL103",
+    )
+    assert found == [("pkg/loop.py", "TPL103", 8, 13)]

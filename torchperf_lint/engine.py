@@ -267,7 +267,7 @@ def _run_rules(
     *,
     reparse: bool,
 ) -> list[Diagnostic]:
-    builder = ScopeBuilder(module)
+    builder = ScopeBuilder(module, options.file.module_name, options.file.path.name == "__init__.py")
     traversal.visit(module, builder)
     ctx = FileContext(
         path=options.path,

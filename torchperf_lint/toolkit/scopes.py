@@ -81,7 +81,11 @@ def _bind_target(scope: Scope, target: cst.BaseExpression) -> None:
 class ScopeBuilder(cst.CSTVisitor):
     """Collects every scope's bindings in one pass, before the rules run."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, module_name: str = "", is_package: bool = False) -> None:
+        # Relative imports resolve against the file's package, so ``from .kernels import f`` names
+        # ``pkg.kernels.f`` as the project index does.
+        parts = module_name.split(".") if module_name else []
+        self.package = parts if is_package else parts[:-1]
         self.root = Scope(module, None)
         self.scopes: dict[cst.CSTNode, Scope] = {module: self.root}
         self._stack = [self.root]
@@ -152,15 +156,24 @@ class ScopeBuilder(cst.CSTVisitor):
         if isinstance(node.names, cst.ImportStar):
             return False
         base = dotted(node.module) if node.module is not None else None
-        relative = bool(node.relative)
+        if node.relative:
+            base = self._relative_base(len(node.relative), base)
         for alias in node.names:
             imported = alias.name.value if isinstance(alias.name, cst.Name) else ""
             bound = imported
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 bound = alias.asname.name.value
-            target = LOCAL if relative or base is None else f"{base}.{imported}"
+            target = LOCAL if not base else f"{base}.{imported}"
             self._current.bind(bound, target)
         return False
+
+    def _relative_base(self, level: int, module: str | None) -> str | None:
+        """``pkg.sub`` for ``from .sub import x`` in ``pkg``; None when the file's package is unknown
+        or the import climbs above it."""
+        if level - 1 >= len(self.package):
+            return None
+        parts = self.package[: len(self.package) - (level - 1)]
+        return ".".join([*parts, module] if module else parts) or None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

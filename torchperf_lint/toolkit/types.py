@@ -227,10 +227,11 @@ class _Evaluator:
         func = call.func
         qualname = self.ctx.qualname(func)
         if qualname is not None:
-            return _function_kind(qualname)
+            return _function_kind(qualname) or _PROJECT_KINDS.get(self.ctx.kernel.returns.get(qualname))
         callee = self._callee(func)
         if callee is not None:
-            return returns_kind(self.ctx, callee)
+            own = f"{self.ctx.module_name}.{func.value}" if isinstance(func, cst.Name) else None
+            return returns_kind(self.ctx, callee) or _PROJECT_KINDS.get(self.ctx.kernel.returns.get(own or ""))
         if not isinstance(func, cst.Attribute):
             return None
         method = func.attr.value
@@ -253,6 +254,10 @@ class _Evaluator:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self.kinds.methods.get(func.attr.value)
         return None
+
+
+#: What a project function returns, as the kernel map records it, for kinds a name can hold.
+_PROJECT_KINDS: dict[str | None, Kind] = {"tensor": TENSOR, "array": ARRAY}
 
 
 def _function_kind(qualname: str) -> Kind:
