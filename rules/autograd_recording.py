@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.bookkeeping import is_parameter_loop_variable
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of, walk
@@ -43,9 +44,14 @@ class AutogradRecording(Rule):
         "graph: `requires_grad=True` on a torch factory, `.requires_grad_()` or `.requires_grad_(True)`, "
         "`x.requires_grad = True`, `torch.enable_grad`, `torch.set_grad_enabled(True)` (or a flag), "
         "`.backward()`, `torch.autograd.grad`/`backward`, and subclasses of `torch.autograd.Function`. "
-        "Exempt: learnable parameters (`nn.Parameter(t, requires_grad=True)`, or a factory with "
-        "`requires_grad=True` wrapped by `nn.Parameter`), which record nothing until a model is "
-        "trained; passing the caller's flag along, which keeps the caller's choice: "
+        "Exempt: learnable parameters (`nn.Parameter(t, requires_grad=True)`; a factory with "
+        "`requires_grad=True` or a `.requires_grad_()` whose tensor `nn.Parameter` wraps, inline, "
+        "through a local every use of which it wraps, or through a helper of the same file every call "
+        "of which it wraps), which record nothing until a model is trained; unfreezing parameters "
+        "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
+        "`named_parameters()`, a collection named like `params`, or a project function returning "
+        "one), which is training set-up, not kernel work; passing the caller's flag along, which keeps "
+        "the caller's choice: "
         "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
         "`if requires_grad:` (a parameter of the function) or `if x.requires_grad:`; restoring a saved "
         "grad mode, `torch.set_grad_enabled(prev)` where `prev` (a name, also one a nested function "
@@ -79,6 +85,17 @@ class AutogradRecording(Rule):
         "    return [worker(m) for m in modules]\n",
         "import torch\nclass Guard:\n    def __enter__(self):\n        self.prev = torch.is_grad_enabled()\n"
         "    def __exit__(self, *args):\n        torch.set_grad_enabled(self.prev)\n",
+        "import torch\ndef unfreeze(model):\n    for p in model.parameters():\n        p.requires_grad = True\n",
+        "import torch\ndef unfreeze(model):\n    params = list(model.head.parameters())\n    for p in params:\n"
+        "        p.requires_grad_(True)\n",
+        "import torch\ndef unfreeze(model):\n    for name, p in model.named_parameters():\n"
+        "        if 'head' in name:\n            p.requires_grad = True\n",
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        self.w = nn.Parameter(torch.zeros(3).requires_grad_())\n",
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        w = torch.zeros(3).requires_grad_()\n        self.w = nn.Parameter(w)\n",
+        "import torch\nfrom torch import nn\ndef _init(n):\n    return torch.randn(n, requires_grad=True)\n"
+        "class M(nn.Module):\n    def __init__(self):\n        self.w = nn.Parameter(_init(3))\n",
     )
     invalid = (
         Invalid("import torch\nt = torch.ones(3, requires_grad=True)\n", ((2, 19),)),
@@ -93,6 +110,18 @@ class AutogradRecording(Rule):
         Invalid("import torch.autograd as ag\nag.grad(y, x)\n", ((2, 1),)),
         Invalid("import torch\nloss.backward()\n", ((2, 1),)),
         Invalid("from torch import autograd\nclass F(autograd.Function):\n    pass\n", ((2, 9),)),
+        Invalid("import torch\ndef f(x):\n    for t in x:\n        t.requires_grad = True\n", ((4, 9),)),
+        Invalid(
+            "import torch\nfrom torch import nn\ndef _init(n):\n    return torch.randn(n, requires_grad=True)\n"
+            "class M(nn.Module):\n    def __init__(self):\n        self.w = nn.Parameter(_init(3))\n"
+            "        self.v = _init(3)\n",
+            ((4, 27),),
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\ndef f():\n    w = torch.zeros(3).requires_grad_()\n"
+            "    p = nn.Parameter(w)\n    return w * 2, p\n",
+            ((4, 9),),
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -111,6 +140,7 @@ class AutogradRecording(Rule):
             requires is not None
             and is_literal(requires.value, "True")
             and not self._is_parameter(node)
+            and not self._becomes_parameter()
             and not self._passes_flag_along()
         ):
             if qualname is not None and qualname.startswith("torch."):
@@ -171,14 +201,71 @@ class AutogradRecording(Rule):
             self.report(node, what=".backward()", effect="runs a backward pass")
         elif method == "requires_grad_":
             args = node.args
-            if (not args or is_literal(args[0].value, "True")) and not self._passes_flag_along():
+            if (
+                (not args or is_literal(args[0].value, "True"))
+                and not self._passes_flag_along()
+                and not self._on_parameter(node.func.value)  # type: ignore[attr-defined]
+                and not self._becomes_parameter()
+            ):
                 self.report(node, what=".requires_grad_()", effect="makes torch record autograd for this tensor")
+
+    def _on_parameter(self, receiver: cst.BaseExpression) -> bool:
+        """``p.requires_grad = True`` for ``p`` in a model's parameters: unfreezing, not recording."""
+        return isinstance(receiver, cst.Name) and is_parameter_loop_variable(self.ctx, receiver.value)
+
+    def _becomes_parameter(self) -> bool:
+        """The tensor being made is wrapped by ``nn.Parameter``: inline (``nn.Parameter(t.requires_grad_())``),
+        through a local the function wraps, or through a helper of this file every call of which is
+        wrapped. A learnable parameter records nothing until a model is trained."""
+        ancestors = self.ctx.ancestors
+        for index in range(len(ancestors) - 2, 0, -1):
+            node = ancestors[index]
+            if isinstance(node, cst.Call) and self.ctx.qualname(node.func) in _PARAMETERS:
+                return True
+            if (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+            ):
+                function = self.ctx.enclosing_function()
+                scope = function.body if function is not None else self.ctx.module
+                return node.targets[0].target.value in self._wrapped_names(scope)
+            if isinstance(node, cst.Return):
+                function = self.ctx.enclosing_function()
+                return function is not None and function.name.value in self._wrapped_names(self.ctx.module)
+            if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement | cst.FunctionDef):
+                return False
+        return False
+
+    def _wrapped_names(self, scope: cst.CSTNode) -> frozenset[str]:
+        """Names every use of which in ``scope`` (as a value passed, or a callee) is the argument of
+        ``nn.Parameter(...)``: ``nn.Parameter(w)``, ``nn.Parameter(init(n))``."""
+        key = ("parameter-wrapped", id(scope))
+        found = self.ctx.facts.get(key)
+        if found is None:
+            inside: set[int] = set()
+            for node in walk(scope):
+                if isinstance(node, cst.Call) and self.ctx.qualname(node.func) in _PARAMETERS:
+                    inside.update(
+                        id(arg.value.func if isinstance(arg.value, cst.Call) else arg.value) for arg in node.args
+                    )
+            bindings = {id(name) for node in walk(scope) for name in _bound_names(node)}
+            bindings |= {id(node.attr) for node in walk(scope) if isinstance(node, cst.Attribute)}
+            uses: dict[str, list[int]] = {}
+            for node in walk(scope):
+                if isinstance(node, cst.Name) and id(node) not in bindings:
+                    uses.setdefault(node.value, []).append(id(node))
+            found = frozenset(name for name, ids in uses.items() if all(i in inside for i in ids))
+            self.ctx.facts[key] = found
+        return found  # type: ignore[return-value]
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not (self.ctx.imports_torch and is_literal(node.value, "True")) or self._passes_flag_along():
             return
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
+                if self._on_parameter(target.target.value):
+                    continue
                 self.report(
                     node, what=".requires_grad = True", effect="makes torch record autograd for this tensor"
                 )
@@ -187,6 +274,17 @@ class AutogradRecording(Rule):
         for base in node.bases:
             if self.ctx.qualname(base.value) in _AUTOGRAD_FUNCTION:
                 self.report(base, what="torch.autograd.Function", effect="defines a backward pass for autograd")
+
+
+def _bound_names(node: cst.CSTNode) -> list[cst.Name]:
+    """The names a statement binds (not uses): assignment targets, a ``def``'s name, parameters."""
+    if isinstance(node, cst.Assign):
+        return [t.target for t in node.targets if isinstance(t.target, cst.Name)]
+    if isinstance(node, cst.AnnAssign | cst.AugAssign) and isinstance(node.target, cst.Name):
+        return [node.target]
+    if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Param):
+        return [node.name]
+    return []
 
 
 def _saved_states(ctx) -> set[str]:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import SAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.matching import is_reference, is_torch_name, positional, source_of, string_value
+from torchperf_lint.toolkit.matching import is_reference, is_torch_name, positional, source_of, string_value, walk
 from torchperf_lint.toolkit.scopes import dotted
 
 _COMPILERS = (
@@ -27,6 +27,8 @@ _COMPILERS = (
     "torch2trt.torch2trt",
     "thunder.jit",
 )
+#: Loaders of TorchScript modules: what they return runs as a graph, not as eager Python.
+_LOADERS = frozenset({"torch.jit.load", "torch.jit._load_for_lite_interpreter"})
 #: Packages whose every member is compiler machinery: internal ones and the public ``torch.compiler`` API.
 _COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor", "torch.compiler")
 #: Queries that only ask whether code is being compiled or exported; eager code may ask them freely.
@@ -55,7 +57,11 @@ class Compilation(Rule):
         "`torch.onnx.export`, every member of the public `torch.compiler` API (`reset`, "
         "`load_compiled_function`, `disable`...) and of `torch._dynamo`/`torch._inductor` (imports "
         "included), and third-party compilers where their import resolves (`torch_tensorrt.compile`, "
-        "`torch2trt.torch2trt`, `thunder.jit`). Exempt: queries whose name starts with `is_` "
+        "`torch2trt.torch2trt`, `thunder.jit`), also when the module is imported by a call: a name "
+        'bound to `optional_import("torch_tensorrt")`, `importlib.import_module(...)` or '
+        "`__import__(...)`, a project function returning one, or such a name imported from another "
+        "module of the project. `torch.jit.load` is flagged too: the module it returns runs as a "
+        "TorchScript graph. Exempt: queries whose name starts with `is_` "
         '(`torch.compiler.is_compiling()`, `getattr(torch._dynamo, "is_compiling")`), which only ask '
         "whether code is being compiled and are how eager code stays compatible; `re.compile` and "
         "local functions named `compile`, which are not torch. Test files are not exempt: "
@@ -78,8 +84,22 @@ class Compilation(Rule):
         "import torch\nf = getattr(torch._dynamo, 'is_compiling', None)\n",
         "from torch._dynamo.utils import is_compile_supported\nok = is_compile_supported('cpu')\n",
         "def compile(model):\n    return model\ntorch_tensorrt = None\ncompile(1)\n",
+        "import importlib\nimport torch\nnp = importlib.import_module('numpy')\nx = np.compile(1)\n",
+        "import torch\nstate = torch.load('weights.pt')\n",
     )
     invalid = (
+        Invalid("import torch\nmodel = torch.jit.load('m.pt')\n", ((2, 9),)),
+        Invalid(
+            "import torch\nfrom monai.utils import optional_import\n"
+            "trt, has_trt = optional_import('torch_tensorrt')\n"
+            "def f(model):\n    return trt.compile(model, ir='dynamo')\n",
+            ((5, 12),),
+        ),
+        Invalid(
+            "import importlib\nimport torch\ndef _trt():\n    return importlib.import_module('torch_tensorrt')\n"
+            "def f(model):\n    return _trt().compile(model)\n",
+            ((6, 12),),
+        ),
         Invalid(
             "import torch\n@torch.compile\ndef f(x):\n    return x\n",
             ((2, 2),),
@@ -116,14 +136,35 @@ class Compilation(Rule):
         self._check_reference(node)
 
     def _check_reference(self, node: cst.Name | cst.Attribute) -> None:
-        qualname = self.ctx.qualname(node)
+        qualname = self.ctx.qualname(node) or self._imported_by_name(node)
         if qualname is None or not is_reference(self.ctx, node):
             return
-        if qualname in _COMPILERS:
+        if qualname in _LOADERS:
+            self.report(node, what=qualname, effect="runs a TorchScript graph instead of eager code")
+        elif qualname in _COMPILERS:
             effect = "compiles or captures a graph"
             self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname, effect=effect)
         elif is_torch_name(qualname, *_COMPILER_PACKAGES) and not self._is_query(qualname):
             self.report(node, what=_member_of(qualname), effect="belongs to the compiler stack")
+
+    def _imported_by_name(self, node: cst.Name | cst.Attribute) -> str | None:
+        """The qualified name of a chain whose root is a module imported by name: a local bound to
+        ``optional_import("torch_tensorrt")`` or ``importlib.import_module(...)``, or a call to a
+        project function that returns one (``_tensorrt().compile(model)``)."""
+        attributes: list[str] = []
+        while isinstance(node, cst.Attribute):
+            attributes.append(node.attr.value)
+            node = node.value
+        module = None
+        if isinstance(node, cst.Name):
+            module = _modules_imported_by_name(self.ctx).get(node.value)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name | cst.Attribute):
+            callee = self.ctx.qualname(node.func)
+            if callee is None and isinstance(node.func, cst.Name):
+                callee = f"{self.ctx.module_name}.{node.func.value}"
+            kind = self.ctx.kernel.returns.get(callee or "", "")
+            module = kind.removeprefix("module:") if kind.startswith("module:") else None
+        return ".".join([module, *reversed(attributes)]) if module and attributes else None
 
     def _is_query(self, qualname: str) -> bool:
         """``torch.compiler.is_compiling``, or ``getattr(torch._dynamo, "is_compiling", ...)``."""
@@ -147,6 +188,36 @@ class Compilation(Rule):
         if name is not None and is_torch_name(name, *_COMPILER_PACKAGES):
             if not name.rpartition(".")[2].startswith(_QUERY_PREFIX):
                 self.report(node, what=_member_of(name), effect="belongs to the compiler stack")
+
+
+def _modules_imported_by_name(ctx) -> dict[str, str]:
+    """Names this file binds to a module imported by a call (computed once per file)."""
+    key = ("imported-by-name", id(ctx.module))
+    found = ctx.facts.get(key)
+    if found is None:
+        found = ctx.facts[key] = {}
+        if "import" in ctx.text:
+            for node in walk(ctx.module):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                    module = _import_call_module(node.value)
+                    target = node.targets[0].target
+                    if isinstance(target, cst.Tuple | cst.List) and target.elements:
+                        target = target.elements[0].value
+                    if module is not None and isinstance(target, cst.Name):
+                        found[target.value] = module
+    return found  # type: ignore[return-value]
+
+
+def _import_call_module(value: cst.BaseExpression) -> str | None:
+    """``"m"`` for ``optional_import("m")``, ``importlib.import_module("m")``, ``__import__("m")`` and
+    ``optional_import("m")[0]``: any callee whose name says it imports a module named by a string."""
+    if isinstance(value, cst.Subscript):
+        value = value.value
+    if not isinstance(value, cst.Call) or not value.args:
+        return None
+    func = value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return string_value(value.args[0].value) if "import" in name.lower() else None
 
 
 def _eager_fix(ctx, node: cst.CSTNode, qualname: str) -> PendingFix | None:

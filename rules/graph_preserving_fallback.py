@@ -7,9 +7,19 @@ import re
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.bookkeeping import (
+    in_custom_backward,
+    is_detached_form,
+    is_parameter_collection,
+    is_parameter_loop_variable,
+    only_detaches,
+    only_raises,
+)
 from torchperf_lint.toolkit.exemptions import tests_apply
-from torchperf_lint.toolkit.matching import walk
+from torchperf_lint.toolkit.functions import parameters
+from torchperf_lint.toolkit.matching import source_of, walk
 from torchperf_lint.toolkit.traversal import in_source_order
+from torchperf_lint.vocabulary import GRAD_ENABLERS, GRAD_GUARDS
 
 #: A file mentioning none of these cannot read autograd state (aliases keep the name in their import).
 _STATE_TEXT = re.compile(r"requires_grad|is_grad_enabled|is_inference_mode_enabled")
@@ -18,6 +28,10 @@ _GRAD_STATE_CALLS = {
     "torch.is_inference_mode_enabled",
     "torch.autograd.grad_mode.is_grad_enabled",
 }
+#: Calls that make a branch a grad route or an inference route.
+_GRAD_HANDLERS = GRAD_GUARDS | GRAD_ENABLERS
+#: A parameter whose name says the caller wants gradients (``requires_grad``, ``need_grad``, ``differentiable``).
+_FLAG_PARAMETER = re.compile(r"requires?_grad|needs?_grad|grad_enabled|differentiable", re.IGNORECASE)
 
 
 class GraphPreservingFallback(Rule):
@@ -40,10 +54,19 @@ class GraphPreservingFallback(Rule):
     notes = (
         "Flagged: an `if`, `while` or conditional expression whose test reads `.requires_grad`, "
         "`torch.is_grad_enabled()` or `torch.is_inference_mode_enabled()`, directly, through a local "
-        "bound to such a read (`recording = torch.is_grad_enabled()` then `if recording:`), or through "
-        "a function of the same file that returns one (`if _needs_graph(x):`). One test gives one "
-        "finding, however many reads it combines. Exempt: a test whose branch only raises, which is "
-        "validation rather than a second route."
+        "or an attribute bound to such a read, alone or folded with other conditions (`needs = "
+        "x.requires_grad and training` then `if needs:`), or through a project function that returns "
+        "one (`if _needs_graph(x):`, in this file or another module); and a branch on a parameter named "
+        "for autograd (`requires_grad`, `differentiable`, `need_grad`), or a local folded from one, in a "
+        "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`). One test gives "
+        "one finding, however many reads it combines. Exempt, because none of them is a second route: "
+        'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
+        "ValueError(msg)`), which is validation; a branch that only detaches its input (`x = x.detach()`, "
+        "`x.detach() if x.requires_grad else x`), which normalises it; reads inside a custom "
+        "`torch.autograd.Function`'s `backward`, `jvp` or `vjp`, which skip gradients nobody needs in "
+        "the backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
+        "(`model.parameters()`, `named_parameters()`, a collection named like `params`, or a project "
+        "function returning one), which is freezing and optimizer bookkeeping."
     ) + tests_apply(
         "a branch on `requires_grad` or the grad mode in a test picks between two routes as a kernel "
         "would, and the contract rules out a route chosen by autograd state wherever it is written; a "
@@ -51,6 +74,23 @@ class GraphPreservingFallback(Rule):
     )
     valid = (
         "import torch\nif x.requires_grad:\n    raise ValueError('no grad')\n",
+        "import torch\ndef f(x):\n    if x.requires_grad:\n        msg = f'no grad: {x.shape}'\n"
+        "        raise ValueError(msg)\n    return x\n",
+        "import torch\nclass G(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, grad):\n"
+        "        if grad.requires_grad:\n            return grad * 2\n        return grad\n",
+        "import torch\nfrom torch.autograd import Function\nclass G(Function):\n    @staticmethod\n"
+        "    def backward(ctx, grad):\n        needed = grad.requires_grad and ctx.needs_input_grad[0]\n"
+        "        return grad if needed else None\n",
+        "import torch\ndef f(x):\n    if x.requires_grad:\n        x = x.detach()\n    return x * 2\n",
+        "import torch\ndef f(x):\n    x = x.detach() if x.requires_grad else x\n    return x * 2\n",
+        "import torch\ndef _needs(x):\n    return x.requires_grad\ndef f(x):\n    if _needs(x):\n"
+        "        x = x.detach()\n    return x\n",
+        "import torch\ndef ema(model, shadow):\n    for p, s in zip(model.parameters(), shadow):\n"
+        "        if p.requires_grad:\n            s.mul_(0.9).add_(p)\n",
+        "import torch\ndef split(params):\n    grads = [p for p in params if p.requires_grad]\n"
+        "    if len(grads) < len(params):\n        return grads\n    return params\n",
+        "import torch\ndef make(n, requires_grad=False):\n    if requires_grad:\n        return torch.zeros(n)\n"
+        "    return torch.ones(n)\n",
         "import torch\nflag = x.requires_grad\n",
         "def is_grad_enabled():\n    return 1\nif is_grad_enabled():\n    pass\n",
         "import torch\ndef f(x):\n    recording = torch.is_grad_enabled()\n    recording = False\n"
@@ -78,45 +118,131 @@ class GraphPreservingFallback(Rule):
             "import torch\nif a.requires_grad or b.requires_grad and torch.is_grad_enabled():\n    y = slow(a)\n",
             ((2, 4),),
         ),
+        Invalid(
+            "import torch\ndef f(x, training):\n    needs = x.requires_grad and training\n    y = x * 2\n"
+            "    if needs:\n        return slow(y)\n    return y\n",
+            ((5, 8),),
+        ),
+        Invalid(
+            "import torch\nclass M:\n    def __init__(self, w):\n        self.graph = w.requires_grad\n"
+            "    def forward(self, x):\n        if self.graph:\n            return slow(x)\n        return x\n",
+            ((6, 12),),
+        ),
+        Invalid(
+            "import torch\ndef f(x, requires_grad=False):\n    if requires_grad:\n        return slow(x)\n"
+            "    with torch.no_grad():\n        return fast(x)\n",
+            ((3, 8),),
+        ),
+        Invalid(
+            "import torch\ndef f(x, differentiable: bool):\n"
+            "    grad_route = differentiable and x.is_floating_point()\n"
+            "    return slow(x) if grad_route else fast(x.detach())\n",
+            ((4, 23),),
+        ),
+        Invalid(
+            "import torch\nclass M:\n    def backward(self, grad):\n        if grad.requires_grad:\n"
+            "            return grad * 2\n        return grad\n",
+            ((4, 12),),
+        ),
     )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._state_names: list[set[str]] = [set()]  # per function: locals holding autograd state
+        #: Per function: parameters asking for autograd (``requires_grad``), and locals folded from them.
+        self._flags: list[set[str]] = [set()]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._state_names.append(set())
+        names = {p.name.value for p in parameters(node)}
+        self._flags.append({name for name in names if _FLAG_PARAMETER.search(name)})
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._state_names.pop()
+        self._flags.pop()
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the right-hand side is read, a name bound to autograd state holds it."""
-        if not self.ctx.mentions(_STATE_TEXT):
-            return
-        reads = self._first_read(node.value) is not None
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                (self._state_names[-1].add if reads else self._state_names[-1].discard)(target.target.value)
+            self._bind(target.target, node.value)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        """``needs |= x.requires_grad`` folds more state in; it never takes any out."""
+        if self._reads(node.value):
+            self._bind(node.target, node.value)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, node.value)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        pairs = [(target, value)]
+        if isinstance(target, cst.Tuple | cst.List) and isinstance(value, cst.Tuple | cst.List):
+            if len(target.elements) == len(value.elements):
+                pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)]
+        flags = self._flags[-1]
+        for name, part in pairs:
+            if isinstance(name, cst.Name) and flags:
+                reads_flag = any(isinstance(n, cst.Name) and n.value in flags for n in walk(part))
+                (flags.add if reads_flag else flags.discard)(name.value)
+            if isinstance(name, cst.Name | cst.Attribute):
+                key = source_of(name)
+                (self._state_names[-1].add if self._reads(part) else self._state_names[-1].discard)(key)
+                if isinstance(name, cst.Attribute):  # ``self.needs_graph``: read by other methods too
+                    (self._state_names[0].add if self._reads(part) else self._state_names[0].discard)(key)
+
+    def _reads(self, value: cst.BaseExpression) -> bool:
+        return self._watching() and self._first_read(value) is not None
+
+    def _watching(self) -> bool:
+        """Whether the file can read autograd state at all: it mentions it, or calls a project
+        function that returns it (cheap, so most files skip the work)."""
+        return self.ctx.mentions(_STATE_TEXT) or "grad-flag" in self.ctx.kernel.returns.values()
 
     def visit_If(self, node: cst.If) -> None:
-        if not _only_raises(node.body):
-            self._check_test(node.test)
+        if only_raises(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
+            return
+        self._check_test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._check_test(node.test)
+        if not is_detached_form(node):
+            self._check_test(node.test)
 
     def visit_While(self, node: cst.While) -> None:
         self._check_test(node.test)
 
     def _check_test(self, test: cst.BaseExpression) -> None:
         """One finding per test, however many autograd reads it combines."""
-        if not self.ctx.mentions(_STATE_TEXT):
+        if in_custom_backward(self.ctx):
             return
-        found = self._first_read(test, names=self._state_names[-1])
+        flag = self._flag_route(test)
+        if flag is not None:
+            function = self.ctx.enclosing_function()
+            own = function is not None and flag.value in {p.name.value for p in parameters(function)}
+            via = ", a parameter asking for autograd," if own else ", which holds a parameter asking for autograd,"
+            self.report(flag, what=flag.value, via=via)
+            return
+        if not self._watching():
+            return
+        names = self._state_names[-1] | self._state_names[0]
+        found = self._first_read(test, names=names)
         if found is not None:
             node, what, via = found
             self.report(node, what=what, via=via)
+
+    def _flag_route(self, test: cst.BaseExpression) -> cst.Name | None:
+        """``if requires_grad:`` on a parameter named for autograd (or a local folded from one) in a
+        function that handles grad on some path (records, detaches, or runs under ``no_grad``): the
+        caller's flag chooses between a graph-preserving route and an eager one."""
+        flags = self._flags[-1]
+        name = next((n for n in in_source_order(test) if isinstance(n, cst.Name) and n.value in flags), None)
+        function = self.ctx.enclosing_function()
+        if name is None or function is None:
+            return None
+        return name if _handles_grad(self.ctx, function.body) else None
 
     def _first_read(
         self, expression: cst.BaseExpression, names: set[str] = frozenset()
@@ -124,17 +250,68 @@ class GraphPreservingFallback(Rule):
         ctx = self.ctx
         for found in in_source_order(expression):
             if isinstance(found, cst.Attribute) and found.attr.value == "requires_grad":
-                if ctx.imports_torch and ctx.qualname(found) is None:
+                if ctx.imports_torch and ctx.qualname(found) is None and not _of_parameter(ctx, found, expression):
                     return found, ".requires_grad", ""
+                if source_of(found) in names:
+                    return found, source_of(found), ", which holds autograd state,"
+            elif isinstance(found, cst.Attribute) and source_of(found) in names:
+                return found, source_of(found), ", which holds autograd state,"
             elif isinstance(found, cst.Call):
                 qualname = ctx.qualname(found.func)
                 if qualname in _GRAD_STATE_CALLS:
                     return found, f"{qualname}()", ""
-                if isinstance(found.func, cst.Name) and _is_state_helper(ctx, found.func.value):
-                    return found, f"{found.func.value}()", ", which returns autograd state,"
+                if _returns_grad_flag(ctx, found.func, qualname):
+                    shown = source_of(found.func)
+                    return found, f"{shown}()", ", which returns autograd state,"
             elif isinstance(found, cst.Name) and found.value in names:
                 return found, found.value, ", which holds autograd state,"
         return None
+
+
+def _returns_grad_flag(ctx, func: cst.BaseExpression, qualname: str | None) -> bool:
+    """A project function that returns autograd state: one of this file's, or one the kernel map
+    says returns a ``requires_grad``/grad-mode read (another module's, say)."""
+    if qualname is not None:
+        return ctx.kernel.returns.get(qualname) == "grad-flag"
+    if isinstance(func, cst.Name):
+        return (
+            _is_state_helper(ctx, func.value)
+            or ctx.kernel.returns.get(f"{ctx.module_name}.{func.value}") == "grad-flag"
+        )
+    return False
+
+
+def _of_parameter(ctx, read: cst.Attribute, within: cst.BaseExpression) -> bool:
+    """``p.requires_grad`` on a learnable parameter being iterated (by a loop around the test, or a
+    comprehension inside it): freezing and bookkeeping of parameters, not a route."""
+    if not isinstance(read.value, cst.Name):
+        return False
+    name = read.value.value
+    if is_parameter_loop_variable(ctx, name):
+        return True
+    return any(
+        isinstance(loop, cst.CompFor) and _binds(loop.target, name) and is_parameter_collection(ctx, loop.iter)
+        for loop in walk(within)
+    )
+
+
+def _binds(target: cst.BaseExpression, name: str) -> bool:
+    return any(isinstance(node, cst.Name) and node.value == name for node in walk(target))
+
+
+def _detaches_or_nothing(orelse: cst.If | cst.Else | None) -> bool:
+    return orelse is None or (isinstance(orelse, cst.Else) and only_detaches(orelse.body))
+
+
+def _handles_grad(ctx, arm: cst.CSTNode) -> bool:
+    for node in walk(arm):
+        if isinstance(node, cst.Call):
+            qualname = ctx.qualname(node.func) or ""
+            if qualname in _GRAD_HANDLERS or qualname.startswith("torch.autograd."):
+                return True
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("detach", "requires_grad_"):
+                return True
+    return False
 
 
 def _is_state_helper(ctx, name: str) -> bool:
@@ -164,11 +341,3 @@ def _returns_state(ctx, function: cst.FunctionDef) -> bool:
                 if isinstance(part, cst.Call) and ctx.qualname(part.func) in _GRAD_STATE_CALLS:
                     return True
     return False
-
-
-def _only_raises(body: cst.BaseSuite) -> bool:
-    statements = body.body
-    return bool(statements) and all(
-        isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, cst.Raise) for s in stmt.body)
-        for stmt in statements
-    )

@@ -89,6 +89,8 @@ class FileContext:
         if type(node) is not cst.Name or node.value not in self.imported_names:  # type: ignore[attr-defined]
             return None
         target = self.scope.lookup(node.value)  # type: ignore[attr-defined]
+        if target is not None and self.kernel.aliases:
+            target = self.kernel.aliases.get(target, target)
         if target is None or not attributes:
             return target
         attributes.append(target)

@@ -99,7 +99,9 @@ class IndexStore:
 
     def save_facts(self, key: str, facts: dict[str, FileFacts]) -> None:
         modules = {
-            module: found.to_json() for module, found in sorted(facts.items()) if found.roles or found.returns
+            module: found.to_json()
+            for module, found in sorted(facts.items())
+            if found.roles or found.returns or found.aliases
         }
         try:
             prepare(self.cache_dir, self.facts.parent)

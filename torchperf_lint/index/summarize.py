@@ -121,8 +121,11 @@ class _ModuleReader:
             target, value = statement.target, statement.value
         else:
             return
+        imported = _optional_import(value)
+        if imported is not None and isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]  # ``trt, found = optional_import("torch_tensorrt")``
         if isinstance(target, ast.Name) and target.id not in self.exports:
-            resolved = _resolve(value, self.exports, self.defined, self.module)
+            resolved = imported or _resolve(value, self.exports, self.defined, self.module)
             if resolved is not None:
                 self.exports[target.id] = resolved
 
@@ -413,6 +416,11 @@ class _Scanner:
     def _value_kind(self, node: ast.expr) -> str | None:
         if _reads_grad_state(node, self):
             return "grad-flag"
+        imported = _optional_import(node)
+        if imported is not None:
+            return f"module:{imported}"
+        if _gives_parameters(node):
+            return "parameters"
         if isinstance(node, ast.Call):
             callee = self.resolve(node.func)
             if callee is None:
@@ -435,6 +443,31 @@ def _reads_grad_state(node: ast.expr, scanner: _Scanner) -> bool:
     if isinstance(node, ast.Attribute) and node.attr == "requires_grad":
         return True
     return isinstance(node, ast.Call) and scanner.resolve(node.func) in _GRAD_FLAG_CALLS
+
+
+def _optional_import(node: ast.expr) -> str | None:
+    """The module a call imports by name: ``importlib.import_module("m")``, ``optional_import("m")``
+    (and its first element), ``__import__("m")``: any callee whose name says it imports."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        node = node.value
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    first = node.args[0]
+    if "import" in name.lower() and isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
+
+
+def _gives_parameters(node: ast.expr) -> bool:
+    """``model.parameters()``, or a list, filter or chain of one: a module's learnable parameters."""
+    return any(
+        isinstance(found, ast.Call)
+        and isinstance(found.func, ast.Attribute)
+        and found.func.attr in ("parameters", "named_parameters")
+        for found in ast.walk(node)
+    )
 
 
 def _raises_validation_error(body: list[ast.stmt]) -> bool:

@@ -60,11 +60,15 @@ class FileFacts:
     """The kernel map's answers for one file, keyed by qualified function name."""
 
     roles: dict[str, FunctionRole] = field(default_factory=dict)
-    #: What project functions this file calls return: ``tensor``, ``array`` or ``grad-flag``.
+    #: What project functions this file calls return: ``tensor``, ``array``, ``grad-flag`` or
+    #: ``parameters``.
     returns: dict[str, str] = field(default_factory=dict)
     #: The content hash of the bytes the index parsed without error, so the engine need not check
     #: the syntax of the same bytes again (it is not part of what the facts say).
     parsed_sha256: str | None = field(default=None, compare=False)
+    #: Names this file imports that the project defines as another (``pkg.core.Tensor`` is
+    #: ``torch.Tensor``; ``pkg.optional.trt`` is the ``torch_tensorrt`` module), so rules match them.
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def role(self, qualname: str) -> FunctionRole | None:
         return self.roles.get(qualname)
@@ -74,22 +78,23 @@ class FileFacts:
             name: [_prevalidation_row(role.prevalidated), role.primitive, role.declared, role.grad_guard]
             for name, role in sorted(self.roles.items())
         }
-        return [roles, self.returns]
+        return [roles, self.returns, self.aliases]
 
     @classmethod
     def from_json(cls, row: list) -> FileFacts:
-        roles, returns = row
+        roles, returns, aliases = row
         return cls(
             {
                 name: FunctionRole(_prevalidation(p), primitive, declared, grad)
                 for name, (p, primitive, declared, grad) in roles.items()
             },
             dict(returns),
+            aliases=dict(aliases),
         )
 
     def digest(self) -> str:
         """A stable hash of these facts, part of the findings cache key."""
-        text = repr((sorted(self.roles.items()), sorted(self.returns.items())))
+        text = repr((sorted(self.roles.items()), sorted(self.returns.items()), sorted(self.aliases.items())))
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def __hash__(self) -> int:

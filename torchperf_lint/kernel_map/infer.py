@@ -65,6 +65,8 @@ class KernelMap:
             for function in summary.functions:
                 self.functions.setdefault(function.qualname, function)
                 self.module_of.setdefault(function.qualname, summary.module)
+        #: The project's top-level packages: a name resolved outside them is another library's.
+        self.packages = {module.partition(".")[0] for module in self.modules}
         self._resolved: dict[str, str] = {}
         self.callees = self._callees()
         self.callers = self._callers()
@@ -408,7 +410,12 @@ class KernelMap:
                 kind = self.returns(self.resolve(call.callee))
                 if kind is not None:
                     returns[call.callee] = kind
-        return FileFacts(roles, returns)
+        aliases = {}
+        for target in summary.exports.values():
+            resolved = self.resolve(target)
+            if resolved != target and resolved.partition(".")[0] not in self.packages:
+                aliases[target] = resolved
+        return FileFacts(roles, returns, aliases=aliases)
 
 
 def _claimed_scopes(function: FunctionSummary) -> tuple[Scope, ...]:

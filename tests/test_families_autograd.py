@@ -1,0 +1,65 @@
+"""Autograd bookkeeping and autograd routes (TPL001, TPL004) in their cross-module spellings: what a
+helper in another module returns (autograd state, a model's parameters) is known where it is called.
+The same families in one file are the rules' own examples."""
+
+from __future__ import annotations
+
+from helpers import lint_package
+
+FLAGS = "import torch\n\ndef needs_graph(x):\n    return x.requires_grad and torch.is_grad_enabled()\n"
+PARAMS = "def trainable(model):\n    return [p for p in model.parameters() if p.requires_grad]\n"
+
+
+def test_a_route_chosen_by_another_modules_grad_flag_is_reported(tmp_path):
+    route = (
+        "import torch\nfrom pkg.flags import needs_graph\n\n"
+        "def warp(x):\n    if needs_graph(x):\n        return slow(x)\n    return fast(x)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/flags.py": FLAGS, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL004") == [("pkg/route.py", "TPL004", 5, 8)]
+
+
+def test_a_local_folded_from_another_modules_grad_flag_is_reported(tmp_path):
+    route = (
+        "import torch\nfrom .flags import needs_graph\n\n"
+        "def warp(x, training):\n    keep = needs_graph(x) and training\n    y = x * 2\n"
+        "    return slow(y) if keep else y\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/flags.py": FLAGS, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL004") == [("pkg/route.py", "TPL004", 7, 23)]
+
+
+def test_detaching_or_rejecting_on_another_modules_grad_flag_is_no_route(tmp_path):
+    route = (
+        "import torch\nfrom pkg.flags import needs_graph\n\n"
+        "def warp(x):\n    if needs_graph(x):\n        x = x.detach()\n    return x * 2\n\n"
+        "def check(x):\n    if needs_graph(x):\n        msg = f'{x.shape} requires grad'\n"
+        "        raise ValueError(msg)\n    return x\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/flags.py": FLAGS, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL004") == []
+
+
+def test_parameters_from_another_modules_helper_are_bookkeeping(tmp_path):
+    train = (
+        "import torch\nfrom pkg.params import trainable\n\n"
+        "def unfreeze(model):\n    for p in trainable(model):\n        p.requires_grad = True\n\n"
+        "def ema(model, shadow):\n    for p, s in zip(trainable(model), shadow):\n"
+        "        if p.requires_grad:\n            s.mul_(0.9).add_(p)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/params.py": PARAMS, "pkg/train.py": train}
+    assert lint_package(tmp_path, files, "TPL001", "TPL004") == []
+
+
+def test_tensors_from_another_modules_helper_are_not_parameters(tmp_path):
+    make = "import torch\n\ndef grids(n):\n    return [torch.zeros(n) for _ in range(3)]\n"
+    route = (
+        "import torch\nfrom pkg.make import grids\n\n"
+        "def route(n):\n    for g in grids(n):\n        g.requires_grad = True\n"
+        "        if g.requires_grad:\n            slow(g)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/make.py": make, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL001", "TPL004") == [
+        ("pkg/route.py", "TPL001", 6, 9),
+        ("pkg/route.py", "TPL004", 7, 12),
+    ]
