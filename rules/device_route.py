@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit.bookkeeping import only_raises
 from torchperf_lint.toolkit.matching import (
     is_non_cpu_device_string,
     is_reference,
@@ -15,6 +16,7 @@ from torchperf_lint.toolkit.matching import (
     positional,
     source_of,
     string_value,
+    walk,
 )
 
 _DEVICE_MODULES = (
@@ -27,7 +29,18 @@ _DEVICE_MODULES = (
 _DEVICE_METHODS = {"cuda", "xpu"}
 _DEVICE_FLAGS = {"is_cuda", "is_mps", "is_xpu"}
 _AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"})
-_DEVICE_KEYWORDS = ("device", "device_type")
+_DEVICE_KEYWORDS = ("device", "device_type", "use_device")
+#: Members of the device modules that only manage or describe memory and hardware: outside a condition
+#: (``if``, ``while``, a conditional expression) they route no work, e.g. a GPU name in a report.
+_INTROSPECTION = frozenset(
+    """empty_cache ipc_collect memory_allocated max_memory_allocated memory_reserved max_memory_reserved
+    memory_cached max_memory_cached reset_peak_memory_stats reset_max_memory_allocated reset_max_memory_cached
+    reset_accumulated_memory_stats memory_stats memory_summary memory_snapshot mem_get_info
+    get_device_name get_device_properties get_device_capability get_arch_list current_allocated_memory
+    driver_allocated_memory recommended_max_memory""".split()
+)
+#: Calls that only report: a device test whose branch does nothing else validates or warns.
+_REPORTS = frozenset({"warn", "warning", "warn_once", "warning_once"})
 _MOVES, _NAMES, _TESTS, _USES = (
     "moves work to a non-CPU device",
     "names a non-CPU device",
@@ -59,12 +72,20 @@ class DeviceRoute(Rule):
     use_instead = "out = F.grid_sample(volume, grid)  # the caller owns placement"
     notes = (
         'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`) '
-        "given to `.to(...)`, `torch.device(...)`, `torch.autocast(...)` or a `device=`/`device_type=` "
-        'keyword; comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`); the '
+        "given to `.to(...)`, `torch.device(...)`, `torch.autocast(...)`, a `device=`/`device_type=`/"
+        '`use_device=` keyword (also as a `{"device": ...}` dict entry) or as the default of a parameter '
+        'named for a device; comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), '
+        'also through a local holding a device type or a name that says it holds a device (`device == "cuda"`), '
+        'and `!= "cpu"` tests whose branch does more than fall back to the CPU; the '
         "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
         "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` is "
-        "reported once. Exempt: a `device` threaded through (`device=x.device`, `device=device`), "
-        '`x.to(torch.float32)`, `.to(dtype=...)` and `"cpu"`, which keep work where the caller put it. '
+        "reported once. Where the line is: a finding says something true about a route, so a device "
+        "mentioned without choosing or moving work is left alone: memory housekeeping and hardware "
+        "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a "
+        "report) outside a condition; annotations; a test whose branch only raises or warns, or an "
+        "`assert` (it refuses a device: the route stays on the CPU). Exempt too: a `device` threaded "
+        "through (`device=x.device`, `device=device`), `x.to(torch.float32)`, `.to(dtype=...)` and "
+        '`"cpu"`, which keep work where the caller put it. '
         "Test files are not exempt: tests compare against other CPU backends (NumPy, SciPy, OpenCV), "
         "and a CUDA test is a device route the contract rules out."
     )
@@ -89,6 +110,18 @@ class DeviceRoute(Rule):
         "import torch\nif x.device.type == 'cpu':\n    pass\nok = x.device.type in ('cpu', 'meta')\n",
         "import torch\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n    pass\n",
         "import torch\ny = x.to(f'{device}')\nname = f'cuda is {state}'\n",
+        "import torch\ndef report():\n    torch.cuda.empty_cache()\n"
+        "    return {'gpu': torch.cuda.get_device_name(0)}\n",
+        "import torch\ndef f(x: 'torch.cuda.FloatTensor') -> torch.cuda.FloatTensor:\n    return x\n",
+        "import torch\ndef f(x):\n    if not torch.cuda.is_available():\n"
+        "        raise RuntimeError('needs CUDA')\n",
+        "import torch, warnings\ndef f(x):\n    if x.is_cuda:\n        warnings.warn('CPU only: moving to CPU')\n"
+        "    assert not x.is_mps, 'CPU only'\n",
+        "import torch\ndef f(x):\n    if x.device.type != 'cpu':\n        msg = f'{x.device} is not the CPU'\n"
+        "        raise ValueError(msg)\n",
+        "import torch\ndef f(x):\n    kind = x.device.type\n    if kind != 'cpu':\n"
+        "        x = x.cpu()\n    return x\n",
+        "import torch\ndef f(x, device='cpu', dtype='float32'):\n    return x.to(device)\n",
     )
     invalid = (
         Invalid("import torch\ny = x.cuda()\n", ((2, 5),), fixed="import torch\ny = x\n"),
@@ -134,6 +167,29 @@ class DeviceRoute(Rule):
             ((3, 14),),
             fixed="import torch\ndef f(volume, grid):\n    return g(volume, grid)\n",
         ),
+        Invalid("import torch\ndef f(x, device='cuda'):\n    return x.to(device)\n", ((2, 17),)),
+        Invalid(
+            "import torch\ndef f(x):\n    options = {'device': 'cuda', 'dtype': x.dtype}\n"
+            "    return torch.zeros(3, **options)\n",
+            ((3, 26),),
+        ),
+        Invalid("import torch\nprof = torch.profiler.profile(use_device='cuda')\n", ((2, 31),)),
+        Invalid(
+            "import torch\ndef f(x):\n    kind = x.device.type\n    y = x * 2\n    if kind == 'mps':\n"
+            "        return g(y)\n    return y\n",
+            ((5, 8),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    if x.device.type != 'cpu':\n        return fused(x)\n"
+            "    return plain(x)\n",
+            ((3, 8),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    if torch.cuda.get_device_capability()[0] >= 8:\n"
+            "        return fused(x)\n"
+            "    return plain(x)\n",
+            ((3, 8),),
+        ),
         Invalid(
             "import torch\ndef f(volume):\n    if big:\n        volume = volume.cuda()\n    return volume\n",
             ((4, 18),),
@@ -146,7 +202,11 @@ class DeviceRoute(Rule):
         self._conditions: set[int] = set()
 
     def _report(self, node: cst.CSTNode, what: str, effect: str, fix: PendingFix | None = None) -> None:
-        """Report ``node`` unless another device test of the same condition was reported."""
+        """Report ``node`` unless another device test of the same condition was reported, or the
+        device is only mentioned: in an annotation, or in a test whose branch only raises or warns
+        (validation: the route stays on the CPU)."""
+        if _in_annotation(self.ctx.ancestors) or _guards_only_a_rejection(self.ctx.ancestors):
+            return
         condition = _condition_of(self.ctx.ancestors)
         if condition is not None:
             if id(condition) in self._conditions:
@@ -179,12 +239,53 @@ class DeviceRoute(Rule):
                 if is_non_cpu_device_string(arg.value):
                     self._report(arg, f".to({_shown(arg.value)})", _MOVES)
 
+    def visit_Param(self, node: cst.Param) -> None:
+        """``def f(x, device="cuda")``: the route callers get unless they pass another device."""
+        if self.ctx.imports_torch and node.default is not None and _is_device_name(node.name.value):
+            if is_non_cpu_device_string(node.default):
+                self._report(node.default, f"{node.name.value}={_shown(node.default)}", _NAMES)
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        """``{"device": "cuda"}``: keyword arguments built as a dict and passed on with ``**``."""
+        key = string_value(node.key)
+        if self.ctx.imports_torch and key in _DEVICE_KEYWORDS and is_non_cpu_device_string(node.value):
+            self._report(node.value, f"{key}={_shown(node.value)}", _NAMES)
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if not self.ctx.imports_torch:
             return
         operands = [node.left, *(target.comparator for target in node.comparisons)]
-        if any(_is_device_type(o) for o in operands) and any(_names_non_cpu(o) for o in operands):
+        if not any(self._is_device_type(o) for o in operands):
+            return
+        if any(_names_non_cpu(o) for o in operands) or self._picks_non_cpu_route(node, operands):
             self._report(node, source_of(node), _TESTS)
+
+    def _is_device_type(self, node: cst.BaseExpression) -> bool:
+        """``x.device.type``, a name that holds one (``kind = x.device.type``), or a name that says it
+        holds a device (``device``, ``device_type``)."""
+        if _is_device_type(node) or self._returns_device_type(node):
+            return True
+        if not isinstance(node, cst.Name):
+            return False
+        return _is_device_name(node.value) or node.value in _device_type_locals(self.ctx)
+
+    def _returns_device_type(self, node: cst.BaseExpression) -> bool:
+        """A call to a project function that returns ``x.device.type``, here or in another module."""
+        return _call_returns_device_type(self.ctx, node)
+
+    def _picks_non_cpu_route(self, node: cst.Comparison, operands: list[cst.BaseExpression]) -> bool:
+        """``x.device.type != "cpu"`` in an ``if`` whose body does more than fall back to the CPU
+        (raise, warn, or move the input with ``.cpu()``/``.to("cpu")``): a non-CPU route."""
+        negated = all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons)
+        names_cpu = any(string_value(o) == "cpu" or _names_cpu_only(o) for o in operands)
+        statement = self.ctx.ancestors[-2] if len(self.ctx.ancestors) > 1 else None
+        return (
+            negated
+            and names_cpu
+            and isinstance(statement, cst.If)
+            and statement.test is node
+            and not _falls_back_to_cpu(statement.body)
+        )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         ctx = self.ctx
@@ -192,6 +293,9 @@ class DeviceRoute(Rule):
         if (qualname is None and node.attr.value not in _DEVICE_FLAGS) or not is_reference(ctx, node):
             return
         if is_torch_name(qualname, *_DEVICE_MODULES):
+            member = (qualname or "").rpartition(".")[2]
+            if member in _INTROSPECTION and not _in_test(self.ctx.ancestors):
+                return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
         elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.imports_torch:
             self._report(node, f".{node.attr.value}", _TESTS)
@@ -200,6 +304,114 @@ class DeviceRoute(Rule):
         qualname = self.ctx.qualname(node)
         if is_torch_name(qualname, *_DEVICE_MODULES) and is_reference(self.ctx, node):
             self._report(node, qualname or "", _USES)
+
+
+def _is_device_name(name: str) -> bool:
+    return "device" in name.lower()
+
+
+def _device_type_locals(ctx) -> frozenset[str]:
+    """Names the file binds to a device type read (``kind = x.device.type``); computed once."""
+    key = ("device-type-locals", id(ctx.module))
+    found = ctx.facts.get(key)
+    if found is None:
+        names = {
+            target.target.value
+            for node in walk(ctx.module)
+            if isinstance(node, cst.Assign)
+            and (_is_device_type(node.value) or _call_returns_device_type(ctx, node.value))
+            for target in node.targets
+            if isinstance(target.target, cst.Name)
+        }
+        found = ctx.facts[key] = frozenset(names)
+    return found  # type: ignore[return-value]
+
+
+def _call_returns_device_type(ctx, node: cst.BaseExpression) -> bool:
+    """A call to a project function that returns ``x.device.type``, here or in another module."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    callee = ctx.qualname(func) or (f"{ctx.module_name}.{func.value}" if isinstance(func, cst.Name) else "")
+    return ctx.kernel.returns.get(callee) == "device-type"
+
+
+def _names_cpu_only(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Tuple | cst.List | cst.Set) and all(
+        string_value(e.value) == "cpu" for e in node.elements
+    )
+
+
+def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
+    """The block raises, warns, or only moves values to the CPU."""
+    if _rejects(body) or _only_reports(body):
+        return True
+    for node in walk(body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            to_cpu = method == "to" and any(string_value(arg.value) == "cpu" for arg in node.args)
+            if method == "cpu" or to_cpu:
+                return True
+    return False
+
+
+def _rejects(body: cst.BaseSuite) -> bool:
+    """The block raises an error of its own. A bare ``raise`` (in an ``except`` block) passes the
+    failure on for other devices, so what follows the test is that device's own route."""
+    if not only_raises(body):
+        return False
+    last = [n for n in walk(body) if isinstance(n, cst.Raise)][-1]
+    return last.exc is not None
+
+
+def _only_reports(body: cst.BaseSuite) -> bool:
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    return bool(lines) and all(
+        isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+        and all(
+            isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.Call)
+            and _callee_name(small.value.func) in _REPORTS
+            for small in line.body
+        )
+        for line in lines
+    )
+
+
+def _callee_name(func: cst.BaseExpression) -> str:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+
+
+def _in_annotation(ancestors: list[cst.CSTNode]) -> bool:
+    return any(isinstance(node, cst.Annotation) for node in ancestors)
+
+
+def _in_test(ancestors: list[cst.CSTNode]) -> bool:
+    """Whether the visited node is part of the test of an ``if``, ``while``, conditional expression or
+    ``assert`` (a read there chooses what runs)."""
+    child = ancestors[-1]
+    for node in reversed(ancestors[:-1]):
+        if isinstance(node, cst.If | cst.While | cst.IfExp | cst.Assert) and child is node.test:
+            return True
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
+
+
+def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
+    """The visited node is in the test of an ``if`` whose body only raises or warns, or of an
+    ``assert``: a check that refuses (or reports) a device, not a route to it."""
+    child = ancestors[-1]
+    for node in reversed(ancestors[:-1]):
+        if isinstance(node, cst.Assert) and child is node.test:
+            return True
+        if isinstance(node, cst.If) and child is node.test:
+            return _rejects(node.body) or _only_reports(node.body)
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
 
 
 def _shown(node: cst.BaseExpression) -> str:

@@ -7,7 +7,7 @@ import libcst as cst
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import writes
 from torchperf_lint.toolkit.exemptions import tests_apply
-from torchperf_lint.toolkit.functions import primitive
+from torchperf_lint.toolkit.functions import module_functions, primitive
 from torchperf_lint.toolkit.kernel_map_wording import OPTIONS, PRIMITIVES
 from torchperf_lint.toolkit.matching import is_literal, keyword, positional, walk
 from torchperf_lint.vocabulary import INFERENCE_MODE
@@ -48,8 +48,10 @@ class InferenceTensorEscape(Rule):
         "tracking, a per-operation saving that matters most for many small operations; `no_grad` "
         "keeps them, so its results stay ordinary tensors that callers may save for backward or "
         "update in place. Keep `inference_mode` for code whose results never leave it (a benchmark "
-        "loop, a metric). Exempt: `torch.inference_mode(False)`, and inference mode "
-        "around work whose result is not returned."
+        "loop, a metric). Exempt: `torch.inference_mode(False)`, inference mode around work whose "
+        "result is not returned, and Python numbers read out under it (`.item()`, `float(t)`, "
+        "`len(x)`, directly, through a local, or from a project function that returns one), which "
+        "are no tensors."
     ) + tests_apply(
         "a primitive that hands out inference tensors breaks a test's `.backward()` exactly as it "
         "breaks a caller's"
@@ -60,6 +62,13 @@ class InferenceTensorEscape(Rule):
         "the switch is the author's decision (it is usually right, and it is one word)."
     )
     valid = (
+        "import torch\ndef score(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n"
+        "        return float(x.mean())\n",
+        "import torch\ndef score(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n"
+        "        total = x.sum().item()\n        count = len(x)\n    return total, count\n",
+        "import torch\ndef _peak(x):\n    return x.max().item()\n"
+        "def score(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n        peak = _peak(x)\n"
+        "    return peak\n",
         "import torch\ndef route(x):  # torchperf: prevalidated\n    with torch.no_grad():\n"
         "        return x * 2\n",
         "import torch\ndef helper(x):\n    with torch.inference_mode():\n        return x * 2\n",
@@ -119,17 +128,41 @@ class InferenceTensorEscape(Rule):
                 self.report(item.item, what="torch.inference_mode()", function=function)
 
     def _escapes(self, block: cst.With, function: cst.FunctionDef) -> bool:
-        """Whether the block returns a value, or binds a name the function returns."""
-        if _returns_value(block.body):
+        """Whether the block returns a value that may be a tensor, or binds a name to one that the
+        function returns. A Python number read out of a tensor (``.item()``, ``float(...)``) is no
+        inference tensor, whether read here, through a local, or by a helper that returns one."""
+        if any(not self._scalar(value) for value in _returned_values(block.body)):
             return True
         bound = {
             target.target.value
             for found in walk(block.body, into_functions=False)
-            if isinstance(found, cst.Assign)
+            if isinstance(found, cst.Assign) and not self._scalar(found.value)
             for target in found.targets
             if isinstance(target.target, cst.Name)
         }
         return bool(bound & writes.of(self.ctx, function.body).returned)
+
+    def _scalar(self, value: cst.BaseExpression) -> bool:
+        """``x.item()``, ``float(t)``, ``len(x)``, a tuple of those, or a project function (in this
+        file or another module) that returns one."""
+        if isinstance(value, cst.Tuple):
+            return all(self._scalar(element.value) for element in value.elements)
+        if isinstance(value, cst.BaseNumber):
+            return True
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _SCALAR_METHODS:
+            return True
+        if isinstance(func, cst.Name) and func.value in _SCALAR_BUILTINS and self.ctx.qualname(func) is None:
+            return func.value not in self._local_functions()
+        callee = self.ctx.qualname(func) or (
+            f"{self.ctx.module_name}.{func.value}" if isinstance(func, cst.Name) else ""
+        )
+        return self.ctx.kernel.returns.get(callee) == "scalar"
+
+    def _local_functions(self) -> dict[str, cst.FunctionDef]:
+        return module_functions(self.ctx)
 
     def _is_inference_mode(self, expression: cst.BaseExpression) -> bool:
         call = expression if isinstance(expression, cst.Call) else None
@@ -140,6 +173,19 @@ class InferenceTensorEscape(Rule):
             return True
         mode = (positional(call) or [keyword(call, "mode")])[0]
         return mode is None or not is_literal(mode.value, "False")
+
+
+#: Calls that give a Python number (or list of them) read out of a tensor.
+_SCALAR_METHODS = frozenset({"item", "tolist", "numel", "dim", "ndimension", "nelement", "element_size"})
+_SCALAR_BUILTINS = frozenset({"float", "int", "bool", "len", "round", "complex"})
+
+
+def _returned_values(body: cst.BaseSuite) -> list[cst.BaseExpression]:
+    return [
+        found.value
+        for found in walk(body, into_functions=False)
+        if isinstance(found, cst.Return) and found.value is not None and not is_literal(found.value, "None")
+    ]
 
 
 def _returns_value(body: cst.BaseSuite) -> bool:

@@ -1,6 +1,6 @@
-"""Compilers and device routes (TPL002, TPL003) reached through another module: a compiler imported
-by name there, a device literal handed over from there. The same families in one file are the rules'
-own examples."""
+"""Compilers, device routes and inference results (TPL002, TPL003, TPL008) reached through another
+module: a compiler imported by name there, a device type or a number read there. The same families in
+one file are the rules' own examples."""
 
 from __future__ import annotations
 
@@ -24,3 +24,45 @@ def test_a_compiler_imported_by_name_in_another_module_is_a_compiler(tmp_path):
         ("pkg/route.py", "TPL002", 5, 12),
         ("pkg/route.py", "TPL002", 8, 12),
     ]
+
+
+DEVICES = (
+    "def device_kind(x):\n    return x.device.type\n\n"
+    "def gpu_name():\n    import torch\n    return torch.cuda.get_device_name(0)\n"
+)
+
+
+def test_a_device_type_from_another_module_is_a_device_test_and_a_report_is_not(tmp_path):
+    route = (
+        "import torch\nfrom pkg.devices import device_kind, gpu_name\n\n"
+        "def warp(x):\n    kind = device_kind(x)\n    if kind == 'cuda':\n        return fused(x)\n"
+        "    if device_kind(x) != 'cpu':\n        return other(x)\n"
+        "    return {'gpu': gpu_name(), 'out': plain(x)}\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/devices.py": DEVICES, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL003") == [
+        ("pkg/route.py", "TPL003", 6, 8),
+        ("pkg/route.py", "TPL003", 8, 8),
+    ]
+
+
+def test_a_device_type_from_a_helper_in_the_same_file_is_a_device_test(tmp_path):
+    route = (
+        "import torch\n\ndef _kind(x):\n    return x.device.type\n\n"
+        "def warp(x):\n    if _kind(x) == 'mps':\n        return fused(x)\n    return plain(x)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL003") == [("pkg/route.py", "TPL003", 7, 8)]
+
+
+def test_a_number_read_by_another_modules_helper_under_inference_mode_is_no_inference_tensor(tmp_path):
+    stats = "import torch\n\ndef peak(x):\n    return float(x.max())\n\ndef double(x):\n    return x * 2\n"
+    route = (
+        "import torch\nfrom pkg.stats import peak, double\n\n"
+        "def score(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n        value = peak(x)\n"
+        "    return value\n\n"
+        "def scale(x):  # torchperf: prevalidated\n    with torch.inference_mode():\n        out = double(x)\n"
+        "    return out\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/stats.py": stats, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL008") == [("pkg/route.py", "TPL008", 10, 10)]

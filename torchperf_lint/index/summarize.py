@@ -419,6 +419,11 @@ class _Scanner:
         imported = _optional_import(node)
         if imported is not None:
             return f"module:{imported}"
+        if _reads_a_number(node):
+            return "scalar"
+        if isinstance(node, ast.Attribute) and node.attr == "type" and isinstance(node.value, ast.Attribute):
+            if node.value.attr == "device":
+                return "device-type"
         if _gives_parameters(node):
             return "parameters"
         if isinstance(node, ast.Call):
@@ -458,6 +463,16 @@ def _optional_import(node: ast.expr) -> str | None:
     if "import" in name.lower() and isinstance(first, ast.Constant) and isinstance(first.value, str):
         return first.value
     return None
+
+
+def _reads_a_number(node: ast.expr) -> bool:
+    """``x.item()``, ``float(t)``, ``len(x)``: a Python number read out of a value."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in ("item", "tolist", "numel")
+    return isinstance(func, ast.Name) and func.id in ("float", "int", "bool", "len", "round")
 
 
 def _gives_parameters(node: ast.expr) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from torchperf_lint.index.claims import Claim
 
 #: Bumped whenever the summaries' shape or meaning changes, so stored ones are rebuilt.
-FORMAT = 7
+FORMAT = 9
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,8 @@ class FunctionSummary:
     params: tuple[Param, ...] = ()
     #: ``tensor``, ``array``, ``grad-flag`` (a ``requires_grad`` or grad-mode read), ``parameters`` (a
     #: module's learnable parameters), ``module:name`` (a module imported by name, as optional-import
-    #: helpers do), ``=pkg.mod.f`` (whatever that function returns), or None.
+    #: helpers do), ``device-type`` (``x.device.type``), ``scalar`` (a Python number read out of a
+    #: value: ``x.item()``, ``float(t)``), ``=pkg.mod.f`` (whatever that function returns), or None.
     returns: str | None = None
     #: The grad guard a decorator puts around the whole body.
     guard: str | None = None
