@@ -8,7 +8,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import excludes
 from torchperf_lint.toolkit.functions import in_loop
-from torchperf_lint.toolkit.matching import int_value, keyword, method_name, positional
+from torchperf_lint.toolkit.matching import int_value, keyword, method_name, positional, walk
 
 _UINT8 = "torch.uint8"
 _CLAMPS = frozenset({"clamp", "clamp_", "clip", "clip_"})
@@ -32,7 +32,9 @@ class RepeatedUint8Restore(Rule):
         "Two kinds of restoration are counted per tensor: a saturation (a clamp to 0..255 with "
         "`clamp`, `clamp_`, `clip` or `torch.clamp`) and a cast (`.to(torch.uint8)`, `.byte()`, "
         "`.type(torch.uint8)`). Flagged: a second saturation or a second cast of a tensor in a later "
-        "statement of the same function, and a saturation inside a loop. A clamp followed by a cast, "
+        "statement of the same function, and a saturation inside a loop of a working tensor the loop "
+        "carries (`x = p(x).clamp_(0, 255)` restores the same tensor on every iteration); a restore of "
+        "each slice's fresh result (`res = f(x[d]).clamp(0, 255)`) is once per value. A clamp followed by a cast, "
         "in one statement or two, is one restoration; a bare cast in a loop (byte views for "
         "serialisation) is not flagged. Restorations in exclusive paths count once: a restore in a "
         "branch that ends in `return` or `raise` never runs before the code after that branch, so "
@@ -44,6 +46,8 @@ class RepeatedUint8Restore(Rule):
     fix_safety = "No fix: merging the passes changes where rounding happens, which needs a review of the kernel."
     valid = (
         "import torch\ndef f(x):\n    return (x + 0.5).floor().clamp(0, 255).to(torch.uint8)\n",
+        "import torch\ndef f(x, out):\n    for d in range(x.shape[1]):\n        res = g(x[:, d]).clamp(0, 255)\n"
+        "        out[:, d] = res.to(torch.uint8)\n    return out\n",
         "import torch\ndef f(img, mask):\n    a = img.clamp(0, 255).byte()\n"
         "    b = mask.to(torch.uint8)\n    return a, b\n",
         "import torch\ndef f(x):\n    return x.clamp(0, 1)\n",
@@ -96,10 +100,23 @@ class RepeatedUint8Restore(Rule):
         repeated = (
             earlier is not None and earlier[0] is not statement and not excludes(earlier[1], self.ctx.ancestors)
         )
-        if repeated or (kind == _SATURATE and in_loop(self.ctx) is not None):
+        if repeated or (kind == _SATURATE and self._carried_through_loop(subject)):
             self.report(node, what=_describe(node), subject=subject or "the tensor")
         if subject and statement is not None and (earlier is None or not repeated):
             self._seen[-1][(subject, kind)] = (statement, tuple(self.ctx.ancestors))
+
+    def _carried_through_loop(self, subject: str | None) -> bool:
+        """A saturation in a loop whose working tensor the loop rebinds (``x = p(x).clamp_(0, 255)``):
+        the next iteration restores the same tensor again. One restore per slice of a fresh tensor
+        each iteration (``res = f(x[d]).clamp(0, 255)``) is once per value, not again."""
+        loop = in_loop(self.ctx)
+        if loop is None or subject is None or not isinstance(loop, cst.For | cst.While):
+            return False
+        return any(
+            isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign)
+            and any(isinstance(name, cst.Name) and name.value == subject for name in _targets(node))
+            for node in walk(loop.body, into_functions=False)
+        )
 
     def _restoration(self, node: cst.Call) -> str | None:
         """``"cast"`` for a cast to uint8, ``"saturate"`` for a clamp to 0..255, else None."""
@@ -133,6 +150,12 @@ class RepeatedUint8Restore(Rule):
                 node = node.value
             else:
                 return node.value if isinstance(node, cst.Name) else None
+
+
+def _targets(node: cst.Assign | cst.AugAssign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.Assign):
+        return [name for target in node.targets for name in walk(target.target)]  # type: ignore[misc]
+    return list(walk(node.target))  # type: ignore[arg-type]
 
 
 def _number(node: cst.BaseExpression) -> float | None:
