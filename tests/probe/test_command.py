@@ -33,7 +33,7 @@ def test_a_breach_exits_1_and_json_carries_the_breaches(capsys):
     assert code == 1
     assert data["inference_outputs"] == ["result"]
     assert data["breaches"][0] == "returns inference tensors: result"
-    assert data["allocated_bytes"] == 11520 and data["full_size_copies"] == []
+    assert (data["allocated_bytes"], data["internal_bytes"], data["full_size_copies"]) == (12240, 720, [])
 
 
 def test_base_report_gives_the_diff(tmp_path, capsys):

@@ -8,7 +8,7 @@ sees the Python API above it: reads of tensor values into Python (``tolist`` nev
 dispatcher) and results that joined an autograd graph.
 
 A new buffer's lifetime is followed through its storage object, which torch keeps alive exactly as
-long as any tensor uses that memory, so the peak of the call's own buffers is exact too.
+long as any tensor uses that memory, so what the result still holds is exact too.
 """
 
 from __future__ import annotations
@@ -51,7 +51,6 @@ class Recorder:
         self.graph_ops: list[str] = []
         self.device_ops: list[str] = []
         self.input_writes: list[str] = []
-        self.peak_bytes = 0
         self.retained_bytes = 0
         self._live: dict[int, int] = {}  # start address -> bytes of the call's buffers still alive
         self._shared_numpy: list[tuple[int, int]] = []  # NumPy buffers counted when they entered torch
@@ -70,7 +69,6 @@ class Recorder:
             if isinstance(array, np.ndarray):
                 kept += self._numpy_result(array)
         self.retained_bytes = sum(self._live.values()) + kept
-        self.peak_bytes = max(self.peak_bytes, self.retained_bytes)
         for finalizer in self._finalizers:
             finalizer.detach()
 
@@ -116,7 +114,6 @@ class Recorder:
             Allocation(name, size, tuple(tensor.shape), str(tensor.dtype).removeprefix("torch."), source)
         )
         self._live[start] = size
-        self.peak_bytes = max(self.peak_bytes, sum(self._live.values()))
         self._finalizers.append(weakref.finalize(storage, self._live.pop, start, None))
 
     def _numpy_result(self, array: np.ndarray) -> int:

@@ -108,7 +108,9 @@ class ProbeReport:
     outputs: dict[str, ArrayInfo]
     ops: tuple[OpRecord, ...]
     allocations: tuple[Allocation, ...]
-    peak_bytes: int
+    #: Every byte torch's CPU allocator handed out during the call, and its highest live total.
+    allocator_bytes: int
+    allocator_peak_bytes: int
     retained_bytes: int
     host_reads: dict[str, int]
     graph_ops: tuple[str, ...]
@@ -154,9 +156,25 @@ class ProbeReport:
     # Memory --------------------------------------------------------------------------------------
 
     @property
+    def numpy_bytes(self) -> int:
+        return sum(item.nbytes for item in self.allocations if item.source == "numpy")
+
+    @property
     def allocated_bytes(self) -> int:
-        """Bytes of every buffer the call allocated, freed or kept."""
-        return sum(allocation.nbytes for allocation in self.allocations)
+        """Bytes of every buffer the call allocated, freed or kept: all of torch's (scratch buffers
+        inside operations included) and the NumPy buffers the probe saw."""
+        return self.allocator_bytes + self.numpy_bytes
+
+    @property
+    def peak_bytes(self) -> int:
+        """The most bytes the call held at once: torch's exact peak, plus the NumPy buffers it saw
+        (counted as alive together, which they are when they are the result)."""
+        return self.allocator_peak_bytes + self.numpy_bytes
+
+    @property
+    def internal_bytes(self) -> int:
+        """Torch bytes allocated inside operations (scratch buffers no operation returned)."""
+        return self.allocator_bytes - sum(item.nbytes for item in self.allocations if item.source == "torch")
 
     @property
     def full_size_elements(self) -> int:
@@ -177,9 +195,13 @@ class ProbeReport:
         return tuple(op for op in self.ops if op.name in COPY_OPS and full > 0 and op.written >= full)
 
     @property
-    def full_size_passes(self) -> int:
+    def full_size_ops(self) -> tuple[OpRecord, ...]:
         """Operations that read or write at least a full-size number of elements."""
-        return sum(1 for op in self.ops if self._full_size(op))
+        return tuple(op for op in self.ops if self._full_size(op))
+
+    @property
+    def full_size_passes(self) -> int:
+        return len(self.full_size_ops)
 
     # Verdict -------------------------------------------------------------------------------------
 
@@ -211,6 +233,8 @@ class ProbeReport:
         data = {item.name: _plain(getattr(self, item.name)) for item in fields(self)}
         data.update(
             allocated_bytes=self.allocated_bytes,
+            peak_bytes=self.peak_bytes,
+            internal_bytes=self.internal_bytes,
             full_size_elements=self.full_size_elements,
             full_size_copies=[op.name for op in self.full_size_copies],
             full_size_passes=self.full_size_passes,
@@ -233,7 +257,8 @@ class ProbeReport:
             outputs={path: _array_info(info) for path, info in data["outputs"].items()},
             ops=tuple(OpRecord(**op) for op in data["ops"]),
             allocations=tuple(Allocation(**{**one, "shape": tuple(one["shape"])}) for one in data["allocations"]),
-            peak_bytes=data["peak_bytes"],
+            allocator_bytes=data["allocator_bytes"],
+            allocator_peak_bytes=data["allocator_peak_bytes"],
             retained_bytes=data["retained_bytes"],
             host_reads=dict(data["host_reads"]),
             graph_ops=tuple(data["graph_ops"]),
@@ -264,9 +289,9 @@ class ProbeReport:
         reads = ", ".join(f"{name} x{count}" for name, count in self.host_reads.items())
         lines.append(f"host reads: {reads or 'none'}")
         lines.append(
-            f"allocations: {_plural(len(self.allocations), 'buffer', 'buffers')}, "
-            f"{megabytes(self.allocated_bytes)} ({self.allocated_bytes:,} bytes); "
-            f"peak {megabytes(self.peak_bytes)}, "
+            f"allocations: {megabytes(self.allocated_bytes)} ({self.allocated_bytes:,} bytes) in "
+            f"{_plural(len(self.allocations), 'buffer', 'buffers')} and {self.internal_bytes:,} bytes inside "
+            f"operations; peak {megabytes(self.peak_bytes)}, "
             f"{megabytes(self.retained_bytes)} still held when the call returned"
         )
         lines += [

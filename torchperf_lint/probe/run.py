@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 import torch
 
+from .allocator import allocator_log
 from .recorder import Recorder
 from .report import ProbeReport, Threads
 from .usability import backward_problem, inplace_problem
@@ -37,7 +38,7 @@ def probe_call(fn: Callable, args: tuple = (), kwargs: dict | None = None, *, wa
     before = {path: snapshot(array) for path, array in inputs.items()}
     recorder = Recorder({path: span for path, array in inputs.items() if (span := memory_range(array))})
     threads_before = torch.get_num_threads()
-    with _watched_threads() as thread_calls, torch.enable_grad(), recorder.active():
+    with _watched_threads() as thread_calls, torch.enable_grad(), allocator_log() as log, recorder.active():
         result = fn(*args, **kwargs)
     outputs = dict(leaves(result, "result"))
     recorder.finish(outputs)
@@ -50,7 +51,8 @@ def probe_call(fn: Callable, args: tuple = (), kwargs: dict | None = None, *, wa
         outputs={path: describe(array) for path, array in outputs.items()},
         ops=tuple(recorder.ops),
         allocations=tuple(recorder.allocations),
-        peak_bytes=recorder.peak_bytes,
+        allocator_bytes=log.allocated,
+        allocator_peak_bytes=log.peak,
         retained_bytes=recorder.retained_bytes,
         host_reads=dict(recorder.host_reads),
         graph_ops=tuple(recorder.graph_ops),
