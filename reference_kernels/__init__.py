@@ -9,6 +9,10 @@ from __future__ import annotations
 __all__ = ["remap3d", "warp_affine3d"]
 
 
+#: How to install the extra: torchperf-lint is installed from a checkout, not from a package index.
+INSTALL_HINT = (
+    'install the CPU build of torch first, then `pip install ".[kernels]"` in a checkout of torchperf-lint'
+)
 #: Third-party modules the kernels import, all installed by the ``kernels`` extra.
 _EXTRA_MODULES = frozenset({"numpy", "scipy", "torch"})
 
@@ -20,10 +24,7 @@ def __getattr__(name: str):
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] not in _EXTRA_MODULES:
                 raise
-            message = (
-                f"{__name__}.{name} needs {error.name}, which the `kernels` extra installs: "
-                "pip install 'torchperf-lint[kernels]'"
-            )
+            message = f"{__name__}.{name} needs {error.name}, which the `kernels` extra installs: {INSTALL_HINT}"
             raise ModuleNotFoundError(message, name=error.name) from None
         return getattr(api, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

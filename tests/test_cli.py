@@ -111,7 +111,7 @@ def test_a_bare_command_shows_the_help():
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("usage: torchperf-lint [-h]")
     assert "Lint eager CPU PyTorch code against its performance contract." in result.stderr
-    assert "{check,rule,rules,skill,handoff,server,map,clean}" in result.stderr
+    assert "{check,rule,rules,skill,handoff,server,map,probe,clean}" in result.stderr
 
 
 @pytest.mark.parametrize("output_format", ["sarif", "github", "json-lines"])

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-EXTRA = "pip install 'torchperf-lint[kernels]'"
+EXTRA = 'install the CPU build of torch first, then `pip install ".[kernels]"` in a checkout of torchperf-lint'
 
 
 def without(modules: list[str], code: str) -> subprocess.CompletedProcess[str]:

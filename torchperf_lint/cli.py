@@ -16,7 +16,7 @@ from torchperf_lint.registry import RegistryError
 from torchperf_lint.reporters import REPORTERS
 from torchperf_lint.selection import UsageError
 
-_COMMANDS = {"check", "rule", "rules", "map", "clean", "skill", "handoff", "server"}
+_COMMANDS = {"check", "rule", "rules", "map", "clean", "skill", "handoff", "server", "probe"}
 #: Options of the program itself, accepted before the subcommand (as Ruff accepts `ruff -v check`).
 _GLOBAL_FLAGS = {"-v", "--verbose"}
 _TOP_LEVEL_ONLY = {"-h", "--help", "-V", "--version"}
@@ -156,6 +156,23 @@ def build_parser() -> argparse.ArgumentParser:
     kernel_map.add_argument("--output-format", choices=["text", "json"], default="text")
     kernel_map.add_argument("--config", type=Path, help="a pyproject.toml (or bare TOML table) to use")
     kernel_map.add_argument("--no-cache", action="store_true", help="neither read nor write the project index")
+    probe = commands.add_parser(
+        "probe",
+        parents=[common],
+        help="run one call of a kernel under the runtime probe (the `probe` extra); exit 1 on a contract breach",
+    )
+    probe.add_argument("target", metavar="MODULE:FUNCTION", help="the function to call, such as pkg.mod:warp")
+    probe.add_argument(
+        "arguments",
+        nargs="*",
+        metavar="ARG",
+        help="tensor:SHAPE[,dtype=..,order=..,step=..], array:SHAPE[,...,readonly], eye:RxC, coords:DxHxW, "
+        "NAME=ARG for a keyword, or a Python literal",
+    )
+    probe.add_argument("--output-format", choices=["text", "json"], default="text")
+    probe.add_argument("--warmup", type=int, default=1, help="uncounted calls first (default 1)")
+    probe.add_argument("--threads", type=_positive, help="torch's thread count for the call")
+    probe.add_argument("--base", type=Path, help="a JSON report of the same call to diff against")
     clean = commands.add_parser("clean", parents=[common], help="delete the findings cache")
     clean.add_argument("--cache-dir", type=Path, help=f"cache folder (default: <project root>/{CACHE_DIR})")
     return parser
@@ -240,6 +257,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from torchperf_lint.commands import map as kernel_map
 
         return kernel_map.run(args)
+    if args.command == "probe":
+        from torchperf_lint.commands import probe
+
+        return probe.run(args)
     if args.command == "handoff":
         from torchperf_lint.commands import handoff
 

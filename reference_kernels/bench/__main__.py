@@ -16,9 +16,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from . import run
     except ModuleNotFoundError as missing:  # the kernels extra is not installed: say so, without a traceback
+        from .. import INSTALL_HINT
+
         print(
-            f"the benchmark needs {missing.name}, which the `kernels` extra installs: "
-            "pip install 'torchperf-lint[kernels]'",
+            f"the benchmark needs {missing.name}, which the `kernels` extra installs: {INSTALL_HINT}",
             file=sys.stderr,
         )
         return 2

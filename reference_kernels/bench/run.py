@@ -13,12 +13,13 @@ from pathlib import Path
 import torch
 
 from . import heap
+from .counts import probe_counts
 from .measure import disagreement, peak_extra_mb, time_interleaved
-from .peers import PEERS, Prepared
+from .peers import PEERS, Prepared, peer_candidates
 from .provenance import provenance
 from .regions import FULL_DHW, NON_TORCH, QUICK_DHW, REGIONS, RIVALS, Region, build_call, public, route_of
 
-SCHEMA = "torchperf-bench/3"
+SCHEMA = "torchperf-bench/4"
 #: Timed samples and untimed warm-up calls per candidate.
 QUICK_SAMPLES, FULL_SAMPLES, WARMUP = 9, 21, 2
 
@@ -73,7 +74,7 @@ def _run_region(region: Region, dhw: tuple[int, int, int], threads: int, samples
     call = build_call(region, dhw)
     expected = public(call)
     checked, runnable = {}, {}
-    for name in ("public", "naive", *region.rivals, *peers):
+    for name in ("public", "naive", *region.rivals, *peer_candidates(peers, region.function)):
         entry = {"name": name, "backend": name if name in NON_TORCH or name in PEERS else "torch"}
         if name in PEERS:
             entry["peer"] = True
@@ -95,6 +96,8 @@ def _run_region(region: Region, dhw: tuple[int, int, int], threads: int, samples
         )
         if name != "public":
             checked[name]["paired_ratio_to_public"] = round(timing.paired_ratio, 4)
+        if name in ("public", "naive") or name in PEERS:
+            checked[name]["probe"] = probe_counts(runnable[name], call)
     volume = call["volume"]
     return {
         "id": region.id,

@@ -12,7 +12,7 @@ from .render import ResultsError, render_handoff
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torchperf_lint.reference_kernels.handoff")
-    parser.add_argument("results", type=Path, help="benchmark results JSON (schema torchperf-bench/3)")
+    parser.add_argument("results", type=Path, help="benchmark results JSON (schema torchperf-bench/4)")
     parser.add_argument("--notes", type=Path, help="Markdown notes: one '## Section' block per handoff section")
     parser.add_argument("-o", "--output", type=Path, help="write the report here instead of stdout")
     args = parser.parse_args(argv)

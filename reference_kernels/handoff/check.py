@@ -31,7 +31,12 @@ CHECKS = {
     "HC007": "no section holds TODO, TBD, FIXME or template leftovers",
     "HC008": "every routing threshold names benchmark regions that exist and show the claimed direction",
     "HC009": "every route the routers can take was selected in at least one region",
+    "HC010": "every probe count in the results adds up: bytes to the buffers listed, buffers to their shapes,"
+    " copies to passes, and what the call still held to the size of its result",
 }
+#: Bytes per element of the dtypes a probe records.
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "float16": 2, "bfloat16": 2, "int32": 4, "float32": 4, "int64": 8,
+             "float64": 8}  # fmt: skip
 _PLACEHOLDER = re.compile(r"\b(TODO|TBD|FIXME)\b|\{\{|\}\}|\{%|%\}|<!--")
 _SOURCES_LINE = re.compile(r"^Sources measured:")
 _THREADS_LINE = re.compile(r"^Threads: (?P<counts>[\d, ]+)\.")
@@ -77,6 +82,7 @@ def verify(inputs: Inputs) -> Verification:
         _no_placeholders(inputs, report),
         _thresholds_evidenced(inputs, kernel, rows),
         _routes_covered(inputs, report, kernel, rows),
+        _counts_add_up(inputs, report, rows),
     )
     for failures, proof in steps:
         outcome.failures += failures
@@ -301,6 +307,60 @@ def _routes_covered(inputs: Inputs, report: dict[str, Section], kernel: KernelSo
         message = f"route {route} in the results is marked nowhere in {inputs.source_name} (`# Route: {route}`)"
         failures.append(Failure(inputs.report, line, "HC009", message))
     return failures, f"{len(declared)} routes covered"
+
+
+def _counts_add_up(inputs: Inputs, report: dict[str, Section], rows: list[Row]) -> Step:
+    """Probe counts are exact, so each one follows from the others and from the region's parameters:
+    a count edited by hand breaks one of these sums."""
+    section = report.get("allocation and copy changes")
+    failures, checked = [], 0
+    for row in rows:
+        size = "x".join(map(str, row.raw["params"]["size"]))
+        needle = re.compile(re.escape(f"| `{row.raw['id']}` | {size} | {row.threads} |"))
+        for candidate in row.raw["candidates"]:
+            counts = candidate.get("probe")
+            if counts is None:
+                continue
+            checked += 1
+            for problem in _count_problems(counts, _result_bytes(row.raw["params"])):
+                line = (section.find(needle) or section.line) if section else 1
+                message = f"`{candidate['name']}` in {row.where}: {problem} in {inputs.results_name}"
+                failures.append(Failure(inputs.report, line, "HC010", message))
+    return failures, f"{checked} probe counts add up"
+
+
+def _count_problems(counts: dict, result_bytes: int) -> Iterator[str]:
+    listed = sum(buffer[1] for buffer in counts["buffers"])
+    if counts["allocated_bytes"] != listed + counts["internal_bytes"]:
+        yield (
+            f"allocated_bytes {counts['allocated_bytes']:,} is not its buffers' {listed:,} plus "
+            f"{counts['internal_bytes']:,} inside operations"
+        )
+    for op, nbytes, shape, dtype in counts["buffers"]:
+        elements = 1
+        for extent in shape:
+            elements *= extent
+        if nbytes != elements * _ITEMSIZE.get(dtype, 0):
+            yield f"the {op} buffer of {nbytes:,} bytes does not hold {dtype} {tuple(shape)}"
+    if not counts["retained_bytes"] <= counts["peak_bytes"] <= counts["allocated_bytes"]:
+        yield "the bytes still held, the peak and the bytes allocated are not in increasing order"
+    if counts["retained_bytes"] != result_bytes:
+        yield f"retained_bytes {counts['retained_bytes']:,} is not the result's {result_bytes:,} bytes"
+    passes = list(counts["full_size_passes"])
+    for copy in counts["full_size_copies"]:
+        if copy not in passes:
+            yield f"the full-size copy {copy} is not among the full-size passes"
+            break
+        passes.remove(copy)
+
+
+def _result_bytes(params: dict) -> int:
+    """Bytes of the result a region's call returns: batch and channels of the input, the output size."""
+    shape, layout = params["shape"], params["layout"]
+    batch = shape[0] if layout in ("NCDHW", "NDHWC") else 1
+    channels = shape[{"CDHW": 0, "NCDHW": 1, "DHWC": 3, "NDHWC": 4}[layout]]
+    depth, height, width = params["size"]
+    return batch * channels * depth * height * width * _ITEMSIZE[params["dtype"]]
 
 
 def _source_path(inputs: Inputs, path: Path) -> str:

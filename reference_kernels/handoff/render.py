@@ -1,4 +1,4 @@
-"""Turn benchmark results (schema ``torchperf-bench/3``) and reviewer notes into the handoff Markdown.
+"""Turn benchmark results (schema ``torchperf-bench/4``) and reviewer notes into the handoff Markdown.
 
 Figures come from the JSON, never from the notes; the notes carry what a benchmark cannot say (what
 was removed, why a faster rival was still not taken, what is left to do).
@@ -14,7 +14,7 @@ import jinja2
 
 from .markdown import sections
 
-SCHEMA = "torchperf-bench/3"
+SCHEMA = "torchperf-bench/4"
 
 #: Every handoff has these sections, in this order.
 SECTIONS = (
@@ -70,6 +70,10 @@ class Row:
         """Timed peer libraries (``--peers``)."""
         return [c for c in self.raw["candidates"] if c.get("peer") and c["status"] == "ok"]
 
+    def candidate(self, name: str) -> dict | None:
+        """The timed candidate ``name`` of this row, if there is one."""
+        return next((c for c in self.raw["candidates"] if c["name"] == name and c["status"] == "ok"), None)
+
     def relative(self, candidate: dict) -> float:
         return candidate["median_ms"] / self.public["median_ms"]
 
@@ -94,12 +98,18 @@ def render_handoff(results: dict, notes: str = "") -> str:
     environment.filters["peer_ratio"] = lambda pair: Row.public_over(pair[1])
     template = environment.get_template("handoff.md.j2")
     peers = [(row, peer) for row in rows for peer in row.peers]
+    host_reads: dict[int, list[Row]] = {}
+    for row in rows:
+        host_reads.setdefault(row.public["probe"]["host_reads"], []).append(row)
     return template.render(
         env=results["environment"],
         provenance=results["provenance"],
         rows=rows,
         routes=_by_route(rows),
         peers=peers,
+        peer_names=list(dict.fromkeys(peer["name"] for _, peer in peers)),
+        breached=[row for row in rows if row.public["probe"]["breaches"]],
+        host_reads=sorted(host_reads.items()),
         peer_tie=PEER_TIE,
         regressions=[
             r
@@ -136,6 +146,8 @@ def rows_of(results: dict) -> list[Row]:
         named = {c["name"]: c for c in raw["candidates"] if c["status"] == "ok"}
         if "public" not in named or "naive" not in named:
             raise ResultsError(f"region {raw['id']!r} lacks a timed 'public' or 'naive' candidate")
+        if "probe" not in named["public"] or "probe" not in named["naive"]:
+            raise ResultsError(f"region {raw['id']!r} lacks the probe counts of 'public' and 'naive'")
         rows.append(Row(raw, named["public"], named["naive"]))
     return rows
 

@@ -13,10 +13,21 @@ def must_list(row: dict) -> bool:
     return median["public"] / median["naive"] >= 1.0 or behind_a_peer
 
 
+def probe_counts(output_bytes=8192, copies=(), reads=0, breaches=()):
+    """Probe counts of a call on the 8x8x8 float32 volume batch of :func:`region`: a result and a grid."""
+    buffers = [["aten.empty", 6144, [8, 8, 8, 3], "float32"],
+               ["aten.grid_sampler_3d", output_bytes, [output_bytes // 4], "float32"]]  # fmt: skip
+    return {"allocated_bytes": 6144 + output_bytes + 16, "internal_bytes": 16,
+            "peak_bytes": 6144 + output_bytes, "retained_bytes": output_bytes, "buffers": buffers,
+            "full_size_copies": list(copies), "full_size_passes": ["aten.grid_sampler_3d", *copies],
+            "host_reads": reads, "breaches": list(breaches)}  # fmt: skip
+
+
 def candidate(name, median, backend="torch", peak=1.0, **extra):
     agreement = {} if name == "public" else {"agreement": "passed"}
+    counts = {"probe": probe_counts()} if name in ("public", "naive") else {}
     return {"name": name, "backend": backend, "status": "ok", **agreement, "median_ms": median, "min_ms": median,
-            "max_ms": median, "samples": 5, "peak_extra_mb": peak, **extra}  # fmt: skip
+            "max_ms": median, "samples": 5, "peak_extra_mb": peak, **counts, **extra}  # fmt: skip
 
 
 def region(rid, route, *candidates, threads=1):
@@ -28,7 +39,7 @@ def region(rid, route, *candidates, threads=1):
 
 
 _RESULTS = {
-    "schema": "torchperf-bench/3",
+    "schema": "torchperf-bench/4",
     "environment": {
         "date": "2026-12-03",
         "python": "3.11",

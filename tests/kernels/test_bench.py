@@ -39,7 +39,7 @@ def results(tmp_path_factory) -> dict:
 
 
 def test_every_requested_region_is_timed_with_public_and_naive(results):
-    assert results["schema"] == "torchperf-bench/3"
+    assert results["schema"] == "torchperf-bench/4"
     assert [r["id"] for r in results["regions"]] == ["warp-c1-n4", "warp-u8-c3-n2-fill", "plane-c3-n4-numpy"]
     for region in results["regions"]:
         named = {c["name"]: c for c in region["candidates"]}

@@ -45,7 +45,7 @@ def test_notes_land_under_their_sections():
 
 
 def test_a_foreign_schema_is_refused():
-    with pytest.raises(ResultsError, match="results schema must be 'torchperf-bench/3'"):
+    with pytest.raises(ResultsError, match="results schema must be 'torchperf-bench/4'"):
         render_handoff({**RESULTS, "schema": "torchperf-bench/1"})
     with pytest.raises(ResultsError, match="lack a provenance block"):
         render_handoff({key: value for key, value in RESULTS.items() if key != "provenance"})

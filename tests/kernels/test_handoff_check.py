@@ -85,7 +85,7 @@ def test_a_faithful_report_passes_and_says_what_was_verified(tmp_path, kernel):
         f"{report.parent / 'bench-full.json'} and {report.parent / 'notes.md'}; 3 source hashes current; "
         "1 region behind naive or a peer listed as regressions; threads 1 (1 core) for 2 regions; "
         "4 timed rivals agreed with the public call; no placeholders; "
-        "2 routing thresholds backed by 3 region claims; 2 routes covered."
+        "2 routing thresholds backed by 3 region claims; 2 routes covered; 4 probe counts add up."
     )
 
 
@@ -217,6 +217,29 @@ def test_threshold_evidence_must_exist_and_hold(tmp_path, kernel, limits, messag
     assert outcome.failures[0].line == 1  # the evidence comment, or the constant when it has none
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("allocated_bytes", 14400, "allocated_bytes 14,400 is not its buffers' 14,336 plus 16 inside operations"),
+        ("buffers", [["aten.empty", 6144, [8, 8, 8], "float32"], ["aten.grid_sampler_3d", 8192, [2048],
+                     "float32"]],
+         "the aten.empty buffer of 6,144 bytes does not hold float32 (8, 8, 8)"),
+        ("retained_bytes", 4096, "retained_bytes 4,096 is not the result's 8,192 bytes"),
+        ("full_size_copies", ["aten.clone"], "the full-size copy aten.clone is not among the full-size passes"),
+    ],
+)  # fmt: skip
+def test_a_doctored_probe_count_fails_at_its_row(tmp_path, kernel, field, value, message):
+    data = results(sources=sources(kernel))
+    data["regions"][0]["candidates"][0]["probe"][field] = value
+    report = write(tmp_path, kernel, data)
+    outcome = verify(load_inputs(report, None, None, kernel))
+    line = lines_of(report.read_text(), "| `fast` | 8x8x8 | 1 | fold |")
+    assert [(f.line, f.code) for f in outcome.failures] == [(line, "HC010")]
+    assert outcome.failures[0].message == (
+        f"`public` in `fast` 8x8x8, 1 thr: {message} in {report.parent / 'bench-full.json'}"
+    )
+
+
 def test_every_marked_route_is_selected_and_every_selected_route_is_marked(tmp_path, kernel):
     (kernel / "routers.py").write_text(
         ROUTERS.replace("return work  # Route: general-3d", "return work  # Route: 2d")
@@ -235,7 +258,7 @@ def test_every_marked_route_is_selected_and_every_selected_route_is_marked(tmp_p
 def test_every_code_is_documented():
     benchmarks = (Path(__file__).parents[2] / "reference_kernels" / "BENCHMARKS.md").read_text()
     readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert sorted(CHECKS) == [f"HC{n:03d}" for n in range(1, 10)]
+    assert sorted(CHECKS) == [f"HC{n:03d}" for n in range(1, 11)]
     for code in CHECKS:
         assert f"`{code}`" in benchmarks and f"`{code}`" in readme
 
@@ -273,7 +296,7 @@ def test_unreadable_inputs_exit_2_with_the_reason(tmp_path, kernel):
     )
     old = tmp_path / "old.json"
     old.write_text(json.dumps({**results(), "schema": "torchperf-bench/1"}))
-    assert "results schema must be 'torchperf-bench/3'" in cli(str(report), "--results", str(old)).stderr
+    assert "results schema must be 'torchperf-bench/4'" in cli(str(report), "--results", str(old)).stderr
     assert "Traceback" not in broken.stderr + alone.stderr
 
 
@@ -313,14 +336,17 @@ def test_a_doctored_copy_of_the_committed_report_fails_with_the_expected_codes(t
     rival = next(c for c in first["candidates"] if c["name"] == "naive")
     del rival["agreement"]  # a rival timed without an agreement check
     data["provenance"]["sources"]["routers.py"] = "0" * 64  # results of other code
+    first["candidates"][0]["probe"]["allocated_bytes"] -= 1  # one byte fewer allocated than listed
     (tmp_path / "bench-full.json").write_text(json.dumps(data))
     slow = [row for row in data["regions"] if must_list(row)]
     none, todo = _line(doctored, "None."), _line(doctored, "- TODO: rerun")
     threads, stale = _line(doctored, "Threads: 1."), _line(doctored, "Sources measured:")
     where = f"| `{first['id']}` {'x'.join(map(str, first['params']['size']))}, {first['threads']} thr | naive |"
     found = [(f.line, f.code) for f in verify(load_inputs(tmp_path / "HANDOFF.md", None, None, None)).failures]
+    counts = _line(doctored, f"| `{first['id']}` | {'x'.join(map(str, first['params']['size']))} | 1 |")
     expected = [
         (stale, "HC003"),
+        (counts, "HC010"),
         (_line(doctored, where), "HC006"),
         (threads, "HC002"),
         (threads, "HC005"),
