@@ -17,7 +17,7 @@ from torchperf_lint.toolkit.bookkeeping import (
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import source_of, walk
+from torchperf_lint.toolkit.matching import is_literal, source_of, walk
 from torchperf_lint.toolkit.traversal import in_source_order
 from torchperf_lint.vocabulary import GRAD_ENABLERS, GRAD_GUARDS
 
@@ -58,7 +58,8 @@ class GraphPreservingFallback(Rule):
         "x.requires_grad and training` then `if needs:`), or through a project function that returns "
         "one (`if _needs_graph(x):`, in this file or another module); and a branch on a parameter named "
         "for autograd (`requires_grad`, `differentiable`, `need_grad`), or a local folded from one, in a "
-        "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`). One test gives "
+        "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`), unless it only "
+        "fills in a default (`if requires_grad is None:`). One test gives "
         "one finding, however many reads it combines. Exempt, because none of them is a second route: "
         'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
         "ValueError(msg)`), which is validation; a branch that only detaches its input (`x = x.detach()`, "
@@ -91,6 +92,9 @@ class GraphPreservingFallback(Rule):
         "    if len(grads) < len(params):\n        return grads\n    return params\n",
         "import torch\ndef make(n, requires_grad=False):\n    if requires_grad:\n        return torch.zeros(n)\n"
         "    return torch.ones(n)\n",
+        "import torch\ndef wrap(data, requires_grad=None):\n    if requires_grad is None:\n"
+        "        requires_grad = data.requires_grad\n"
+        "    return torch.as_tensor(data).requires_grad_(requires_grad)\n",
         "import torch\nflag = x.requires_grad\n",
         "def is_grad_enabled():\n    return 1\nif is_grad_enabled():\n    pass\n",
         "import torch\ndef f(x):\n    recording = torch.is_grad_enabled()\n    recording = False\n"
@@ -240,7 +244,7 @@ class GraphPreservingFallback(Rule):
         flags = self._flags[-1]
         name = next((n for n in in_source_order(test) if isinstance(n, cst.Name) and n.value in flags), None)
         function = self.ctx.enclosing_function()
-        if name is None or function is None:
+        if name is None or function is None or _tests_for_none(test):
             return None
         return name if _handles_grad(self.ctx, function.body) else None
 
@@ -266,6 +270,14 @@ class GraphPreservingFallback(Rule):
             elif isinstance(found, cst.Name) and found.value in names:
                 return found, found.value, ", which holds autograd state,"
         return None
+
+
+def _tests_for_none(test: cst.BaseExpression) -> bool:
+    """``if requires_grad is None:`` fills in a default; it chooses no route."""
+    return isinstance(test, cst.Comparison) and all(
+        isinstance(target.operator, cst.Is | cst.IsNot) and is_literal(target.comparator, "None")
+        for target in test.comparisons
+    )
 
 
 def _returns_grad_flag(ctx, func: cst.BaseExpression, qualname: str | None) -> bool:
