@@ -247,7 +247,7 @@ class DefensiveMaterialization(Rule):
         if function is None or original is None:
             return False
         facts = writes.of(self.ctx, function.body)
-        where = facts.copies.get(id(node))
+        where = facts.calls.get(id(node))
         return where is not None and facts.uses(original, where, _WRITTEN)
 
     def _holds_view(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
@@ -257,7 +257,7 @@ class DefensiveMaterialization(Rule):
         if function is None or not isinstance(receiver, cst.Name):
             return False
         facts = writes.of(self.ctx, function.body)
-        where = facts.copies.get(id(node))
+        where = facts.calls.get(id(node))
         held = facts.held_at(receiver.value, where) if where is not None else None
         if held is None:
             return False
