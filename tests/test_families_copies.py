@@ -42,6 +42,69 @@ def findings(tmp_path, use: str, code: str) -> list[tuple[str, str, int, int]]:
     return lint_package(tmp_path, files, code)
 
 
+def test_a_clone_of_a_tensor_another_module_made_protects_nothing_when_the_name_is_only_rebound(tmp_path):
+    use = (
+        "import torch\n"
+        "from pkg.make import ramp, settings\n"
+        "\n"
+        "def f(t):\n"
+        "    x = ramp()\n"
+        "    y = x.clone()\n"
+        "    x = x + t\n"
+        "    return x * y\n"
+        "\n"
+        "def g(path):\n"
+        "    cfg = settings()\n"
+        "    c = cfg.clone()\n"
+        "    c.merge_from_file(path)\n"
+    )
+    assert findings(tmp_path, use, "TPL101") == [("pkg/use.py", "TPL101", 6, 9)]
+
+
+def test_a_clone_read_at_once_by_arithmetic_is_extra_unless_another_module_may_write_it(tmp_path):
+    use = (
+        "import torch\n"
+        "from pkg.make import ramp, shift_\n"
+        "\n"
+        "def f(self, t):\n"
+        "    d = self.mean.clone() - ramp()\n"
+        "    e = shift_(self.mean.clone(), t)\n"
+        "    return d, e\n"
+    )
+    assert findings(tmp_path, use, "TPL101") == [("pkg/use.py", "TPL101", 5, 9)]
+
+
+def test_a_clone_only_read_after_a_reshape_is_extra_unless_handed_to_another_module(tmp_path):
+    use = (
+        "import torch\n"
+        "from pkg.make import ramp, shift_\n"
+        "\n"
+        "def f(t):\n"
+        "    x = ramp()\n"
+        "    p = x.clone().reshape(-1, 2)\n"
+        "    q = x.clone().reshape(-1, 2)\n"
+        "    shift_(q, t)\n"
+        "    return p.sum(0), q\n"
+    )
+    assert findings(tmp_path, use, "TPL101") == [("pkg/use.py", "TPL101", 6, 9)]
+
+
+def test_a_copy_stored_into_a_tensor_another_module_made_is_read_there(tmp_path):
+    use = (
+        "import torch\n"
+        "from pkg.make import cache, volume\n"
+        "\n"
+        "def f(planes):\n"
+        "    out = volume(4)\n"
+        "    store = cache()\n"
+        "    for d in range(4):\n"
+        "        out[d] = planes[d].unsqueeze(0).contiguous()\n"
+        "        store[d] = planes[d].unsqueeze(0).contiguous()\n"
+        "    return out, store\n"
+    )
+    assert findings(tmp_path, use, "TPL101") == [("pkg/use.py", "TPL101", 8, 18)]
+
+
 def test_a_new_tensor_stored_into_another_module_s_container_is_kept_and_into_its_tensor_copied(tmp_path):
     use = (
         "import torch\n"
