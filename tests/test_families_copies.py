@@ -119,3 +119,18 @@ def test_a_new_tensor_stored_into_another_module_s_container_is_kept_and_into_it
         "    return grid, table\n"
     )
     assert findings(tmp_path, use, "TPL106") == [("pkg/use.py", "TPL106", 8, 19)]
+
+
+def test_an_array_another_module_returns_is_copied_by_torch_tensor_unless_a_dtype_converts_it(tmp_path):
+    use = (
+        "import torch\n"
+        "from pkg.io import as_float, read\n"
+        "\n"
+        "def f(path, img):\n"
+        "    a = torch.tensor(read(path), dtype=torch.float32)\n"
+        "    b = torch.tensor(read(path))\n"
+        "    c = torch.tensor(as_float(img))\n"
+        "    d = torch.tensor(as_float(img), dtype=torch.float16)\n"
+        "    return a, b, c, d\n"
+    )
+    assert findings(tmp_path, use, "TPL105") == [("pkg/use.py", "TPL105", 6, 9), ("pkg/use.py", "TPL105", 7, 9)]

@@ -414,7 +414,10 @@ class _Scanner:
         if _reads_grad_state(node, self):
             return "grad-flag"
         if isinstance(node, ast.Call):
-            callee = self.resolve(node.func)
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "astype":
+                return "array"  # NumPy's ``astype`` returns an array, whatever it is called on
+            callee = self.resolve(func)
             if callee is None:
                 return None
             if callee.startswith("numpy."):
