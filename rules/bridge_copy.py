@@ -6,15 +6,26 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit import dtypes
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.matching import method_name, positional
+from torchperf_lint.toolkit.matching import keyword, method_name, positional
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
 _NUMPY_COPIES = frozenset({"numpy.array"})
 #: Legacy typed constructors: each copies (and converts) whatever array or tensor it is given.
-LEGACY_CONSTRUCTORS = frozenset(
-    f"torch.{kind}Tensor" for kind in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
-)
+#: Legacy typed constructors, with the dtype (NumPy's name) each converts to.
+LEGACY_CONSTRUCTORS = {
+    "torch.FloatTensor": "float32",
+    "torch.DoubleTensor": "float64",
+    "torch.HalfTensor": "float16",
+    "torch.BFloat16Tensor": "bfloat16",
+    "torch.ByteTensor": "uint8",
+    "torch.CharTensor": "int8",
+    "torch.ShortTensor": "int16",
+    "torch.IntTensor": "int32",
+    "torch.LongTensor": "int64",
+    "torch.BoolTensor": "bool",
+}
 
 
 class BridgeCopy(Rule):
@@ -32,15 +43,24 @@ class BridgeCopy(Rule):
     example = "weights = torch.tensor(np.load(path))"
     use_instead = "weights = torch.from_numpy(np.load(path))"
     notes = (
-        "`torch.tensor(x)` and the legacy constructors (`torch.FloatTensor(x)`, `torch.ByteTensor(x)`...) "
-        "are flagged when `x` is known to hold an array or a tensor where it is read: a call into "
-        "`numpy` or a torch function that returns a tensor, a `.numpy()` result, a method chain on one "
-        "of those, or a name bound to one of them or annotated `np.ndarray`, `npt.NDArray[...]` or "
-        "`torch.Tensor`. A rebinding takes effect after its right-hand side, so in "
-        "`mean = torch.tensor(mean)` the argument is whatever `mean` held before (often a list). "
-        "Exempt: literals (`torch.tensor([1, 2])`) and values of unknown type, since converting a "
-        "Python list or number has to copy. `.numpy().copy()` is flagged only on a fresh result "
-        "(`f(x).numpy().copy()`), where nothing else can see the buffer."
+        "`torch.tensor(x)` and the legacy constructors (`torch.FloatTensor(x)`, "
+        "`torch.ByteTensor(x)`...) are flagged when `x` is known to hold an array or a tensor where it "
+        "is read: a call into `numpy` or a torch function that returns a tensor, a `.numpy()` result, an "
+        "array `.astype` made (NumPy's `astype` returns an array whatever it is called on, so "
+        "`torch.tensor(a.astype(...))` copies the array `astype` just made a second time), a method "
+        "chain on one of those, a project function known to return one (in this file or another module), "
+        "or a name bound to one of them or annotated `np.ndarray`, `npt.NDArray[...]` or `torch.Tensor`. "
+        "A rebinding takes effect after its right-hand side, so in `mean = torch.tensor(mean)` the "
+        "argument is whatever `mean` held before (often a list). Exempt: literals (`torch.tensor([1, "
+        "2])`) and values of unknown type, since converting a Python list or number has to copy; and a "
+        "conversion: `torch.tensor(x, dtype=...)` unless `x` is known to have that dtype already "
+        "(`a.astype(np.float32)` with `dtype=torch.float32`), and a legacy constructor of an `x` known "
+        "to have another dtype (`torch.FloatTensor(np.zeros(3))`, float64), since converting copies "
+        "whichever function does it. A dtype is known from what the code spells: `astype`, `dtype=`, a "
+        "tensor cast such as `.float()`, or the float default of a NumPy or torch constructor. A legacy "
+        "constructor of an `x` of unknown dtype is still flagged: it always copies, and "
+        "`torch.as_tensor(x, dtype=...)` copies only when the dtype differs. `.numpy().copy()` is "
+        "flagged only on a fresh result (`f(x).numpy().copy()`), where nothing else can see the buffer."
     ) + test_files(
         "tests build expected values from reference arrays with `torch.tensor(...)` on purpose, so the "
         "expectation owns its memory and no kernel can write through to it"
@@ -71,13 +91,39 @@ class BridgeCopy(Rule):
         "def f(a: NDArray[np.uint8]):\n    return torch.from_numpy(a), a.tolist()\n",
         "import torch\ndef f(alpha: torch.Tensor):\n    if isinstance(alpha, torch.Tensor):\n"
         "        a = alpha[0]\n    else:\n        a = torch.tensor(alpha[0])\n    return a\n",
+        "import numpy as np\nimport torch\nt = torch.tensor(np.zeros(3), dtype=torch.float32)\n",
+        "import numpy as np\nimport torch\ndef f(path, img):\n    a = np.load(path)\n"
+        "    x = img.astype(np.float32)\n"
+        "    return torch.tensor(a, dtype=torch.float32), torch.tensor(x, dtype=torch.float16)\n",
+        "import numpy as np\nimport torch\ndef _load(path):\n    return np.load(path)\n"
+        "def f(path):\n    return torch.tensor(_load(path), dtype=torch.float32)\n",
+        "import numpy as np\nimport torch\ndef f(img):\n    return torch.from_numpy(img.astype(np.float32))\n",
+        "import numpy as np\nimport torch\nt = torch.FloatTensor(np.zeros(3))\n",
     )
     invalid = (
         Invalid(
-            "import numpy as np\nimport torch\nt = torch.tensor(np.zeros(3), dtype=torch.float32)\n",
+            "import numpy as np\nimport torch\nt = torch.tensor(np.zeros(3), dtype=torch.float64)\n",
             ((3, 5),),
-            fixed="import numpy as np\nimport torch\nt = torch.as_tensor(np.zeros(3), dtype=torch.float32)\n",
+            fixed="import numpy as np\nimport torch\nt = torch.as_tensor(np.zeros(3), dtype=torch.float64)\n",
         ),
+        Invalid(
+            "import numpy as np\nimport torch\ndef f(img):\n    x = img.astype(np.float32)\n"
+            "    return torch.tensor(x), torch.tensor(img.astype('f4').reshape(-1), dtype=torch.float)\n",
+            ((5, 12), (5, 29)),
+            fixed="import numpy as np\nimport torch\ndef f(img):\n    x = img.astype(np.float32)\n"
+            "    return torch.as_tensor(x), torch.as_tensor(img.astype('f4').reshape(-1), dtype=torch.float)\n",
+        ),
+        Invalid(
+            "import numpy as np\nimport torch\ndef _as_float(a):\n    return a.astype(np.float32)\n"
+            "def f(img):\n    return torch.tensor(_as_float(img))\n",
+            ((6, 12),),
+        ),
+        Invalid(
+            "import numpy as np\nimport torch\ndef _load(path):\n    return np.load(path)\n"
+            "def f(path):\n    return torch.tensor(_load(path))\n",
+            ((6, 12),),
+        ),
+        Invalid("import numpy as np\nimport torch\nt = torch.DoubleTensor(np.zeros(3))\n", ((3, 5),)),
         Invalid(
             "import numpy as np\nimport torch\ndef f(a: np.ndarray):\n    return torch.tensor(a)\n",
             ((4, 12),),
@@ -120,14 +166,19 @@ class BridgeCopy(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qualname = self.ctx.qualname(node.func)
         args = positional(node)
-        if qualname == "torch.tensor" and args and self._is_array(args[0].value):
+        if qualname == "torch.tensor" and args and self._is_array(node, args[0].value):
+            if self._converts(node, args[0].value):
+                return
             self.report(
                 node,
                 fix=self._as_tensor_fix(node),
                 what="torch.tensor(...)",
                 instead="use `torch.as_tensor`/`torch.from_numpy`",
             )
-        elif qualname in LEGACY_CONSTRUCTORS and len(args) == 1 and self._is_array(args[0].value):
+        elif qualname in LEGACY_CONSTRUCTORS and len(args) == 1 and self._is_array(node, args[0].value):
+            known = dtypes.dtype_of(self.ctx, args[0].value, node)
+            if known is not None and known != LEGACY_CONSTRUCTORS[qualname]:
+                return  # the conversion copies anyway
             self.report(
                 node,
                 what=f"{qualname}(...)",
@@ -140,9 +191,19 @@ class BridgeCopy(Rule):
             if _is_numpy_call(receiver) and isinstance(receiver.func.value, cst.Call | cst.BinaryOperation):
                 self.report(node, what=".numpy().copy()", instead="the fresh result's buffer is already private")
 
-    def _is_array(self, node: cst.BaseExpression) -> bool:
-        """Known to hold a NumPy array or a tensor where it is read (unknown values are not)."""
-        return kind_of(self.ctx, node) in (ARRAY, TENSOR)
+    def _is_array(self, node: cst.Call, value: cst.BaseExpression) -> bool:
+        """Known to hold a NumPy array or a tensor where it is read (unknown values are not), or an
+        array ``.astype`` just made."""
+        return kind_of(self.ctx, value) in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
+
+    def _converts(self, node: cst.Call, value: cst.BaseExpression) -> bool:
+        """``torch.tensor(a, dtype=...)`` converts unless ``a`` is known to have that dtype already: a
+        conversion copies whichever function makes it, so only a matching dtype makes the copy extra."""
+        given = keyword(node, "dtype")
+        if given is None:
+            return False
+        wanted = dtypes.dtype_name(self.ctx, given.value)
+        return wanted is None or dtypes.dtype_of(self.ctx, value, node) != wanted
 
     def _as_tensor_fix(self, node: cst.Call) -> PendingFix | None:
         if not isinstance(node.func, cst.Attribute):

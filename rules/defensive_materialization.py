@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
@@ -10,6 +12,7 @@ from torchperf_lint.toolkit import types, writes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, method_name, root_name, source_of
+from torchperf_lint.toolkit.traversal import walk
 
 #: Methods that return a view of their receiver (or of a reshaped receiver) without copying.
 VIEWS = frozenset(
@@ -30,11 +33,20 @@ VIEWS = frozenset(
 _COPIES = frozenset({"contiguous", "clone"})
 
 
+class Fate(Enum):
+    """What becomes of a copy."""
+
+    NEEDED = "written in place, kept, returned, handed out of sight, or needed contiguous"
+    BOUND = "bound to names whose uses need none of that"
+    READ = "read at once by an operation that makes its own result"
+    OTHER = "none of these"
+
+
 class DefensiveMaterialization(Rule):
     code = "TPL101"
     name = "defensive-materialization"
     hint = "Pass the view on; copy only where something writes in place."
-    summary = "`.contiguous()` or `.clone()` of a view or an input with no write that needs it"
+    summary = "`.contiguous()` or `.clone()` of a view or an input, or a `.clone()` nothing needs"
     message = (
         "`{what}` copies the whole tensor though nothing writes to it; let the next operation read the original"
     )
@@ -51,34 +63,50 @@ class DefensiveMaterialization(Rule):
         "transpose, unsqueeze, squeeze, expand, view and friends), applied to a parameter of the "
         "enclosing function, or applied to a name last bound to such a view or to a value sharing a "
         "parameter's memory (`v = x.permute(0, 2, 1)` then `v.contiguous()`, `for t in [q, k]: "
-        "t.contiguous()`), when nothing needs the copy. The copy is followed through views and subscripts"
-        " (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions (`x if "
-        "inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`) and the name it is bound to (plain "
-        "or annotated), from that binding on: a `return c` before `c = x.clone()` returns another value, "
-        "and a rebinding to a new value (`c = c[idx]` with a tensor index, `c = c + 1`) ends the copy's. "
-        "A name bound to a view of the copy (`d = c.diagonal()`, `a, b = c.unbind()`), a loop target over"
-        " it (`for row in c`) or a container holding it (`kw = {'k': c}`) counts as the copy. Exempt, "
-        "because the copy is then needed: something writes it in place, directly or through a view "
-        "(`y[...] = v`, `y.diagonal().zero_()`, `torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, "
-        "`y.select(0, 1).mul_(v)`, `y += v`, `y.attr.fill_(0)`, `f(y, inplace=True)`, `out=y`); it is "
-        "handed to code the file cannot see into (`helper(y)`, `obj.update(y)`, `f(**{'k': y})`), which "
-        "may write it (torch functions, tensor methods and pure builtins only read; a function of the "
-        "same file, or a nested one, is read for what it does with that parameter or name); it goes into "
-        "a control-flow operator of the compiler (`torch.while_loop`, `torch.cond`), whose operands must "
-        "not alias; what was copied is written in place after the copy (`before = x.clone()` then "
-        "`x.add_(1)`), so the copy keeps the old values; it is returned (alone, as a subscript, or in a "
-        "tuple), kept (`items.append(y)`) or stored (`self.y = ...`), so it must not alias the input; or,"
-        " for `.contiguous()`, its result feeds an operation that needs contiguous memory (`.view(...)`, "
-        "`torch.view_as_complex`, a compiled extension under `torch.ops`) or makes the same copy itself "
-        "(softmax and log-softmax, a convolution's weight, the real-to-complex FFTs "
-        "`torch.fft.rfft`/`rfft2`/`rfftn`: profiled, their CPU kernels copy such an input first), so "
-        "dropping it saves nothing, or works along an axis given as `dim=` (a norm, `F.normalize`, a "
-        "cross product: profiled along a permuted axis, they ran 1.6 to 10 times slower on the view "
-        "than the copy and the operation together), so the copy can pay for itself; the rule cannot see "
-        "which axis the view moved, so any `dim=` counts. Not exempt, because the rule cannot tell: a "
-        "`.contiguous()` kept for a measured layout benefit of some other operation, or of these "
-        "without `dim=`; suppress those with `# noqa: TPL101` and a comment. Files that never import "
-        "torch are skipped."
+        "t.contiguous()`), when nothing needs the copy. A `.clone()` of anything else is flagged when it "
+        "protects nothing whatever it copies: read at once by an operation that makes its own result "
+        "(`x.clone() - t`, `scale * self.h.clone()`, `torch.cat([w.clone(), v])`, a function of the same "
+        "file that only reads it), or of a tensor the function made itself (`y = a * 2`, a torch call, "
+        "or a project function known to return a tensor, then `c = y.clone()`), which nothing else can "
+        "see. The copy is followed through views and subscripts (`x.clone().reshape(-1, 2)`, "
+        "`torch.diagonal(c)`, `c[0]`), conditional expressions (`x if inplace else x.clone()`), "
+        "containers (`{'k': c}`, `(c, d)`), a function of the same file that returns it (a reshape "
+        "helper) and the name it is bound to (plain or annotated), from that binding on: a `return c` "
+        "before `c = x.clone()` returns another value, and a rebinding to a new value (`c = c[idx]` with "
+        "a tensor index, `c = c + 1`) ends the copy's. A name bound to a view of the copy (`d = "
+        "c.diagonal()`, `a, b = c.unbind()`), a loop target over it (`for row in c`) or a container "
+        "holding it (`kw = {'k': c}`) counts as the copy. A store into a tensor or an array (`out[:, d] "
+        "= plane[0]`: an index mixing a slice or `...` with other parts, or a target known to be a "
+        "tensor) copies the values in, so it reads the copy and does not keep it. Exempt, because the "
+        "copy is then needed: something writes it in place, directly or through a view (`y[...] = v`, "
+        "`y.diagonal().zero_()`, `torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, `y.select(0, "
+        "1).mul_(v)`, `y += v`, `y.attr.fill_(0)`, `f(y, inplace=True)`, `out=y`); it is handed to code "
+        "the file cannot see into (`helper(y)`, a function of another module, `obj.method(y)`, "
+        "`f(**{'k': y})`), which may write it (torch functions, tensor methods and pure builtins only "
+        "read, but a torch class such as `nn.Parameter`, and a sparse tensor's constructor, holds what "
+        "it is given; a function of the same file, or a nested one, is read for what it does with that "
+        "parameter or name); it goes into a control-flow operator of the compiler (`torch.while_loop`, "
+        "`torch.cond`), whose operands must not alias; what was copied, or the value it views, is "
+        "written in place after the copy (`before = x.clone()` then `x.add_(1)`; `v = buf[0]`, `c = "
+        "v.clone()`, then `buf.zero_()`; `g[..., 0] = 2 * g[..., 0].clone()`, whose store comes after "
+        "the read), so the copy keeps the old values an operation may have saved; it is returned (alone, "
+        "as a subscript, or in a tuple), kept (`items.append(y)`, `d.update({k: y})`, `setattr(obj, "
+        "name, y)`) or stored as an attribute or a container's item (`self.y = ...`, `cache[k] = y`), so "
+        "it must not alias the input; or, for `.contiguous()`, its result feeds an operation that needs "
+        "contiguous memory (`.view(...)`, `torch.view_as_complex`, a compiled extension under "
+        "`torch.ops`) or makes the same copy itself (softmax and log-softmax, a convolution's weight, "
+        "the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`: profiled, their CPU kernels copy "
+        "such an input first), so dropping it saves nothing, or works along an axis given as `dim=` (a "
+        "norm, `F.normalize`, a cross product: profiled along a permuted axis, they ran 1.6 to 10 times "
+        "slower on the view than the copy and the operation together), so the copy can pay for itself; "
+        "the rule cannot see which axis the view moved, so any `dim=` counts. Also left alone, beyond "
+        "the views and parameters above: a clone of module state bound to a name (`w = "
+        "self.weight.clone()`), which a method call out of sight may change while `w` is read; a "
+        "`.clone()` of a value not known to be a tensor (`cfg = get_cfg()`, `cfg.clone()`); and a "
+        "`.contiguous()` of a tensor the function made, which is contiguous already and copies nothing. "
+        "Not exempt, because the rule cannot tell: a `.contiguous()` kept for a measured layout benefit "
+        "of some other operation, or of these without `dim=`, or a clone kept for autograd's sake; "
+        "suppress those with `# noqa: TPL101` and a comment. Files that never import torch are skipped."
     ) + test_files(
         "tests copy inputs to check afterwards that the kernel left them untouched, "
         "and nothing in them is measured"
@@ -153,6 +181,26 @@ class DefensiveMaterialization(Rule):
         "    return F.normalize(x.permute(0, 2, 3, 1).contiguous(), dim=-1)\n",
         "import torch\ndef f(x, y):\n"
         "    return x.transpose(1, 2).contiguous().norm(dim=-1), x.cross(y.mT.contiguous())\n",
+        "import torch\ndef f(inp):\n    x = inp * 2\n    y = x.clone()\n    x.add_(1)\n    return x * y\n",
+        "import torch\ndef _bump(t):\n    t.add_(1)\ndef f(inp):\n    x = inp * 2\n    y = x.clone()\n"
+        "    _bump(x)\n    return x - y\n",
+        "import torch\ndef f(p):\n    cfg = get_cfg()\n    c = cfg.clone()\n    c.merge_from_file(p)\n",
+        "import torch\ndef f(self, t):\n    c = self.weight.clone()\n    c -= t\n    return c.sum()\n",
+        "import torch\ndef _shift(a, b):\n    a -= b\n    return a\ndef f(self, t):\n"
+        "    return _shift(self.weight.clone(), t).sum()\n",
+        "import torch\ndef f(self):\n    w = self.weight.clone()\n    self.step()\n    return self.weight - w\n",
+        "import torch\ndef f(grid, w):\n    grid[..., 0] = (2.0 * grid[..., 0].clone() + 1.0) / w\n"
+        "    return grid\n",
+        "import torch\ndef f(x):\n    for row in x.clone():\n        row.zero_()\n",
+        "import torch\ndef _flat(a):\n    return a.reshape(-1)\ndef f(x):\n    c = x.clone()\n"
+        "    _flat(c).zero_()\n    return c.sum()\n",
+        "import torch\ndef f(volume, cache):\n    for d in range(volume.shape[1]):\n"
+        "        plane = volume[:, d].unsqueeze(0).contiguous()\n        cache[d] = plane\n",
+        "import torch\ndef f(self, w):\n    p = torch.nn.Parameter(w.detach().clone())\n"
+        "    self.register_parameter('w', p)\n",
+        "import torch\ndef f(i, v, n):\n    return torch.sparse_coo_tensor(i.clone(), v, (n, n))\n",
+        "import torch\ndef _keep(cache, d, plane):\n    cache[d] = plane\ndef f(volume, cache):\n"
+        "    for d in range(4):\n        _keep(cache, d, volume[:, d].unsqueeze(0).contiguous())\n",
     )
     invalid = (
         Invalid(
@@ -222,33 +270,101 @@ class DefensiveMaterialization(Rule):
             "    return c.sum()\n",
             ((3, 9),),
         ),
+        Invalid(
+            "import torch\ndef f(inp):\n    x = inp * 2\n    y = x.clone()\n    x = x + 1\n    return x * y\n",
+            ((4, 9),),
+        ),
+        Invalid(
+            "import torch\ndef _scaled(t: torch.Tensor) -> torch.Tensor:\n    return t * 2\ndef f(inp):\n"
+            "    x = _scaled(inp)\n    y = x.clone()\n    x = x + 1\n    return x * y\n",
+            ((6, 9),),
+        ),
+        Invalid("import torch\ndef f(self, t):\n    d = self.mean.clone() - t\n    return d\n", ((3, 9),)),
+        Invalid(
+            "import torch\ndef _offset(a, b):\n    return a - b\ndef f(self, t):\n"
+            "    return _offset(self.mean.clone(), t)\n",
+            ((5, 20),),
+        ),
+        Invalid(
+            "import torch\ndef f(parts):\n    pts = torch.cat(parts)\n    p = pts.clone().reshape(-1, 2)\n"
+            "    return p.sum(0)\n",
+            ((4, 9),),
+        ),
+        Invalid(
+            "import torch\ndef _flat(a):\n    return a.reshape(-1)\ndef f(x):\n    c = x.clone()\n"
+            "    return _flat(c).sum()\n",
+            ((5, 9),),
+        ),
+        Invalid(
+            "import torch\ndef f(volume, out):\n    for d in range(volume.shape[1]):\n"
+            "        plane = volume[:, d].unsqueeze(0).contiguous()\n        out[:, d] = plane[0]\n",
+            ((4, 17),),
+            fixed="import torch\ndef f(volume, out):\n    for d in range(volume.shape[1]):\n"
+            "        plane = volume[:, d].unsqueeze(0)\n        out[:, d] = plane[0]\n",
+        ),
+        Invalid(
+            "import torch\ndef _put(out, d, plane):\n    out[:, d] = plane[0]\ndef f(volume, out):\n"
+            "    for d in range(4):\n        _put(out, d, volume[:, d].unsqueeze(0).contiguous())\n",
+            ((6, 22),),
+            fixed="import torch\ndef _put(out, d, plane):\n    out[:, d] = plane[0]\ndef f(volume, out):\n"
+            "    for d in range(4):\n        _put(out, d, volume[:, d].unsqueeze(0))\n",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
         method = method_name(node)
         if method not in _COPIES or node.args or not self.ctx.imports_torch:
             return
+        fate = self._fate(method)
+        if fate is Fate.NEEDED:
+            return
         receiver = node.func.value  # type: ignore[attr-defined]
         after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
-        if not (after_view or self._is_parameter(receiver) or self._holds_view(node, receiver)):
+        of_input = after_view or self._is_parameter(receiver) or self._holds_view(node, receiver)
+        if not (of_input or (method == "clone" and self._spares_nothing(node, receiver, fate))):
             return
-        if self._is_needed(method) or self._original_written(node, receiver):
+        if self._original_written(node, receiver):
             return
         fix = None
         if after_view and method == "contiguous":
             fix = PendingFix(UNSAFE, "Remove `.contiguous()`", (NodeEdit(node, source_of(receiver)),))
         self.report(node, fix=fix, what=f".{method}()")
 
+    def _spares_nothing(self, node: cst.Call, receiver: cst.BaseExpression, fate: Fate) -> bool:
+        """A clone that protects nothing, whatever it copies: read at once by an operation that makes
+        its own result (``x.clone() - t``, ``torch.cat([w.clone(), v])``), or of a tensor this function
+        made itself (``y = a * 2`` then ``c = y.clone()``), which nothing else can see or write."""
+        if fate is Fate.READ:
+            return True
+        if fate is not Fate.BOUND or not isinstance(receiver, cst.Name):
+            return False
+        function = self.ctx.enclosing_function()
+        if function is None:
+            return False
+        facts = writes.of(self.ctx, function.body)
+        where = facts.calls.get(id(node))
+        held = facts.held_at(receiver.value, where) if where is not None else None
+        if held is None or held[0] is None or held[1]:
+            return False  # not bound here, or sharing some other value's memory
+        value = held[0]
+        made = isinstance(value, cst.BinaryOperation | cst.UnaryOperation)
+        return made or types.kind_of(self.ctx, receiver) == types.TENSOR
+
     def _original_written(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """Whether what was copied is written in place after the copy (``y = x.clone()`` then
-        ``x.add_(1)``): the copy keeps the old values, so it is needed even if nothing writes it."""
+        ``x.add_(1)``), or the value it views is (``v = buf[0]``, ``c = v.clone()``, then
+        ``buf.zero_()``): the copy keeps the old values, so it is needed even if nothing writes it."""
         function = self.ctx.enclosing_function()
         original = root_name(receiver)
         if function is None or original is None:
             return False
         facts = writes.of(self.ctx, function.body)
-        where = facts.copies.get(id(node))
-        return where is not None and facts.uses(original, where, _WRITTEN)
+        where = facts.calls.get(id(node))
+        if where is None:
+            return False
+        held = facts.held_at(original, where)
+        viewed = _viewed_name(held[0]) if held is not None else None
+        return any(facts.uses(name, where, _WRITTEN) for name in {original, viewed} if name is not None)
 
     def _holds_view(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """A name last bound to a view (``v = x.permute(0, 2, 1)``), or to a value sharing a parameter's
@@ -257,7 +373,7 @@ class DefensiveMaterialization(Rule):
         if function is None or not isinstance(receiver, cst.Name):
             return False
         facts = writes.of(self.ctx, function.body)
-        where = facts.copies.get(id(node))
+        where = facts.calls.get(id(node))
         held = facts.held_at(receiver.value, where) if where is not None else None
         if held is None:
             return False
@@ -273,69 +389,88 @@ class DefensiveMaterialization(Rule):
             return False
         return any(p.name.value == receiver.value for p in parameters(function))
 
-    def _is_needed(self, method: str) -> bool:
-        """Whether something needs the copy: it is written in place, kept or returned (so it must not
-        alias the input), handed to code the file cannot see into, or, for ``.contiguous()``, read by
-        an operation that needs contiguous memory or would make the same copy itself.
+    def _fate(self, method: str) -> Fate:
+        """What becomes of the copy: needed (written in place, kept or returned, so it must not alias
+        the input; handed to code the file cannot see into; or, for ``.contiguous()``, read by an
+        operation that needs contiguous memory or would make the same copy itself), bound to a name
+        whose uses need none of that, read at once by an operation that makes its own result, or
+        none of these.
 
         The copy is followed through views and subscripts (``x.clone().reshape(-1, 2)``,
         ``torch.diagonal(x.clone())``), conditional expressions (``x if inplace else x.clone()``),
-        containers (``{"k": x.clone()}``) and the name it is bound to.
+        containers (``{"k": x.clone()}``), functions of this file that return it, and the name it is
+        bound to.
         """
         ctx = self.ctx
         ancestors = ctx.ancestors
         value: cst.CSTNode = ancestors[-1]
+        contained = False  # inside a container: an operation on it (``[c] + rest``) keeps it
         for index in range(len(ancestors) - 2, -1, -1):
             parent = ancestors[index]
+            if parent is value:  # the call an argument passed through
+                continue
             kind = type(parent)
             if kind is cst.Attribute and parent.value is value:  # type: ignore[attr-defined]
                 call = ancestors[index - 1] if index > 0 else None
                 if not (isinstance(call, cst.Call) and call.func is parent):
                     if parent.attr.value not in writes.VIEW_METHODS:  # type: ignore[attr-defined]
-                        return False  # ``.shape``, ``.dtype``: a property, not the memory
+                        return Fate.READ  # ``.shape``, ``.dtype``: a property, not the memory
                     value = parent
                     continue
                 chained = parent.attr.value  # type: ignore[attr-defined]
                 if chained.endswith("_") and not chained.endswith("__"):
-                    return True
+                    return Fate.NEEDED
                 if method == "contiguous" and writes.needs_contiguous(ctx, call, None):
-                    return True
+                    return Fate.NEEDED
                 if chained not in writes.VIEW_METHODS:
-                    return False
+                    return Fate.READ
                 value = parent
             elif kind is cst.Call and parent.func is value:  # type: ignore[attr-defined]
                 value = parent
             elif kind is cst.Subscript and parent.value is value:  # type: ignore[attr-defined]
                 if writes.is_fresh_index(parent, lambda e: types.kind_of(ctx, e)):  # type: ignore[arg-type]
-                    return False
+                    return Fate.READ
                 value = parent
             elif kind in _HOLDERS:
+                contained = contained or kind is not cst.IfExp
                 value = parent
             elif kind in _COMPREHENSIONS and parent.elt is value:  # type: ignore[attr-defined]
+                contained = True
+                value = parent
+            elif kind in _OPERATIONS:
+                if not contained:
+                    return Fate.READ
                 value = parent
             elif kind is cst.Return or kind is cst.Yield:
-                return True
+                return Fate.NEEDED
             elif kind is cst.Arg:
                 call = ancestors[index - 1]
                 if not isinstance(call, cst.Call):
-                    return False
+                    return Fate.OTHER
                 if self._passes_through(call, parent):  # type: ignore[arg-type]
                     value = call
                     continue
-                return self._argument_needs(call, parent, method)  # type: ignore[arg-type]
+                return Fate.NEEDED if self._argument_needs(call, parent, method) else Fate.READ  # type: ignore[arg-type]
             elif kind is cst.Assign or kind is cst.AnnAssign:
-                return self._binding_needs(parent, method)  # type: ignore[arg-type]
+                return self._binding_fate(parent, method)  # type: ignore[arg-type]
+            elif kind is cst.For and parent.iter is value:  # type: ignore[attr-defined]
+                targets = [n.value for n in walk(parent.target) if isinstance(n, cst.Name)]  # type: ignore[attr-defined]
+                return self._names_fate(targets, parent, method)  # the targets view the copy's items
             else:
-                return False
-        return False
+                return Fate.OTHER
+        return Fate.OTHER
 
     def _passes_through(self, call: cst.Call, arg: cst.Arg) -> bool:
-        """``torch.diagonal(copy)``, ``tuple([copy])``, ``dict(k=copy)``: the call's result holds or
-        shares the copy, so what happens to the result happens to the copy."""
+        """``torch.diagonal(copy)``, ``tuple([copy])``, ``dict(k=copy)``, a function of this file that
+        returns its parameter: the call's result holds or shares the copy, so what happens to the
+        result happens to the copy."""
         func = call.func
         if isinstance(func, cst.Name) and func.value in _REGROUPING and self.ctx.qualname(func) is None:
             return True
-        return arg.keyword is None and writes.is_view_call(self.ctx, call) and not isinstance(func, cst.Attribute)
+        qualname = self.ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
+        if arg.keyword is None and (qualname in writes.VIEW_FUNCTIONS or qualname in writes.HOLDING_FUNCTIONS):
+            return True
+        return self._callee_effect(call, arg) == writes.RETURNED
 
     def _argument_needs(self, call: cst.Call, arg: cst.Arg, method: str) -> bool:
         """A call that writes its argument (``inplace=True``, ``out=``), keeps it (``items.append``),
@@ -354,41 +489,69 @@ class DefensiveMaterialization(Rule):
             return True
         if writes.reads_only(self.ctx, call):
             return False
-        return self._callee_needs(call, arg, method)
+        effect = self._callee_effect(call, arg)
+        return effect == _UNKNOWN or effect in _NEEDED or (effect == writes.VIEWED and method == "contiguous")
 
-    def _callee_needs(self, call: cst.Call, arg: cst.Arg, method: str) -> bool:
-        """For a function of this file, whether it writes, keeps, returns or passes on the parameter
-        the copy lands in (or, for ``.contiguous()``, needs it contiguous); any other callee may write it."""
+    def _callee_effect(self, call: cst.Call, arg: cst.Arg) -> str | None:
+        """What a function of this file does with the parameter ``arg`` lands in (see
+        :func:`writes.callee_effects`); ``_UNKNOWN`` for any other callee, which may do anything."""
         function = self.ctx.enclosing_function()
         local = {n.name.value: n for n in function.body.body if isinstance(n, cst.FunctionDef)} if function else {}
         callee = writes.callee_effects(self.ctx, call, local)
         if callee is None:
-            return True
-        effect = dict((id(a), e) for a, e in callee).get(id(arg))
-        return effect is not None and (effect != writes.VIEWED or method == "contiguous")
+            return _UNKNOWN
+        return dict((id(a), e) for a, e in callee).get(id(arg))
 
-    def _binding_needs(self, statement: cst.Assign | cst.AnnAssign, method: str) -> bool:
+    def _binding_fate(self, statement: cst.Assign | cst.AnnAssign, method: str) -> Fate:
+        """A copy bound to names is needed if a use of one needs it; one stored as an attribute or a
+        container's item outlives this function's view of it; one stored into a tensor or an array
+        (``out[:, i] = copy``) is read there, its values copied in."""
         if isinstance(statement, cst.Assign):
             targets = [t.target for t in statement.targets]
         else:
             targets = [statement.target]
-        if not all(isinstance(target, cst.Name) for target in targets):
-            return True  # stored as an attribute or an item: the copy outlives this function's view of it
+        names = [target.value for target in targets if isinstance(target, cst.Name)]
+        if any(not isinstance(target, cst.Name) and not self._copied_into(target) for target in targets):
+            return Fate.NEEDED
+        return self._names_fate(names, statement, method) if names else Fate.READ
+
+    def _names_fate(self, names: list[str], statement: cst.CSTNode, method: str) -> Fate:
+        """Needed if a use of a name ``statement`` binds to the copy needs it, else bound."""
         function = self.ctx.enclosing_function()
         facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
         needed = _NEEDED_BY_CONTIGUOUS if method == "contiguous" else _NEEDED
         position = facts.position(statement)
         if position is None:  # inside a lambda or class body the block does not enter
             summary = facts.written | facts.kept | facts.returned | facts.passed
-            return any(target.value in summary for target in targets)  # type: ignore[attr-defined]
-        return any(facts.uses(target.value, position, needed) for target in targets)  # type: ignore[attr-defined]
+            return Fate.NEEDED if any(name in summary for name in names) else Fate.BOUND
+        return Fate.NEEDED if any(facts.uses(name, position, needed) for name in names) else Fate.BOUND
+
+    def _copied_into(self, target: cst.BaseExpression) -> bool:
+        """A store into a tensor or an array (``out[:, i] = ...``) copies the values in."""
+        return isinstance(target, cst.Subscript) and writes.copies_values(
+            target, lambda e: types.kind_of(self.ctx, e)
+        )
+
+
+def _viewed_name(value: cst.BaseExpression | None) -> str | None:
+    """The name whose memory ``value`` views: ``buf`` for ``buf[0]``, ``buf.permute(1, 0)``, ``buf.real``."""
+    while True:
+        if isinstance(value, cst.Subscript | cst.Attribute):
+            value = value.value
+        elif isinstance(value, cst.Call) and method_name(value) in writes.VIEW_METHODS:
+            value = value.func.value  # type: ignore[attr-defined]
+        else:
+            return value.value if isinstance(value, cst.Name) else None
 
 
 _HOLDERS = frozenset(
     {cst.IfExp, cst.Element, cst.Tuple, cst.List, cst.Set, cst.DictElement, cst.Dict, cst.StarredElement}
 )
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.GeneratorExp, cst.SetComp})
-_REGROUPING = frozenset({"tuple", "list", "dict", "set", "zip"})
+_REGROUPING = frozenset("tuple list dict set frozenset zip enumerate reversed iter sorted".split())
+#: Operations that read their operands and make a new result.
+_OPERATIONS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget})
+_UNKNOWN = "unknown"
 _WRITTEN = frozenset({writes.WRITTEN})
 _NEEDED = frozenset({writes.WRITTEN, writes.KEPT, writes.RETURNED, writes.PASSED})
 _NEEDED_BY_CONTIGUOUS = _NEEDED | {writes.VIEWED}

@@ -36,19 +36,27 @@ class LoopInvariantTensor(Rule):
     )
     notes = (
         "A call to a torch constructor (`tensor`, `as_tensor`, `from_numpy`, `arange`, `linspace`, "
-        "`meshgrid`, `full`, `ones`, `zeros`, `empty`, `eye`, `F.affine_grid`) inside a `for` or "
-        "`while` body is flagged when no name in its arguments is bound or changed inside the loop "
-        "(targets, assignments, `with ... as`, walrus, `items.append(...)` and other in-place changes) "
-        "and its arguments make no calls. Random draws (`torch.rand`, `torch.randn`, `torch.randint`...) "
-        "are not constructors of the same values and are never flagged. Exempt, because the tensor is "
-        "meant to be new each time: a buffer filled in place on the spot "
-        "(`torch.empty(1).uniform_(a, b)`); one that is kept or stored (`out.append(torch.zeros(n))`, "
-        "`out[i] = torch.zeros(n)`, `self.table = torch.zeros(n)`); one wrapped into a learnable "
-        "parameter or buffer (`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not "
-        "copy); and one bound to a name whose value the loop body writes in place (`rx = torch.eye(3)` "
-        "then `rx[1, 1] = c`), keeps, returns or yields, directly, through a view or inside a tuple, list "
-        "or dict (`indices = (crow, col)` then `yield indices`). A rebinding to a new value ends that "
-        "value: `labels = torch.arange(n)` later replaced by `labels[inds]` (a tensor index copies) and "
+        "`meshgrid`, `full`, `ones`, `zeros`, `empty`, `eye`, `F.affine_grid`) inside a `for` or `while` "
+        "body is flagged when no name in its arguments is bound or changed inside the loop (targets, "
+        "assignments, `with ... as`, walrus, `items.append(...)` and other in-place changes) and its "
+        "arguments make no calls. Random draws (`torch.rand`, `torch.randn`, `torch.randint`...) are not "
+        "constructors of the same values and are never flagged. Exempt, because the tensor is meant to "
+        "be new each time: a buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`); one "
+        "that is kept or stored, in a list (`out.append(torch.zeros(n))`, `extend`, `insert`, `out += "
+        "[...]`), a dict (`out[k] = ...`, `out.update({k: ...})`), or a module's state (`self.table = "
+        "...`, `setattr(self, name, ...)`, `register_buffer`), directly or by a function of the same "
+        "file that keeps its parameter there; one wrapped into a learnable parameter or buffer "
+        "(`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not copy); and one bound "
+        "to a name whose value the loop body writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`), "
+        "keeps or stores as above, returns or yields, directly, through a view or inside a tuple, list "
+        "or dict (`indices = (crow, col)` then `yield indices`). A store into a tensor or an array "
+        "copies the values in and keeps nothing, so it is flagged: `out[:, i] = torch.zeros(n)` (an "
+        "index mixing a slice or `...` with other parts), or `out[i] = ...` where `out` is known to be a "
+        "tensor (annotated, made by torch, or returned as one by a project function). A store through a "
+        "plain index into a value of unknown kind counts as kept, since it may be a list or a dict. A "
+        "tensor handed to code the file cannot see into (a model, a function of another module) is taken "
+        "as read there, as it mostly is, and flagged. A rebinding to a new value ends that value: "
+        "`labels = torch.arange(n)` later replaced by `labels[inds]` (a tensor index copies) and "
         "appended is still flagged. Also exempt: `torch.from_numpy(a)`/`torch.as_tensor(a)` of a value "
         "known to be a NumPy array or a tensor (annotated `np.ndarray`, `NDArray[...]`, `torch.Tensor`, "
         "or bound from such a call), which shares its memory and allocates nothing; NumPy constructors "
@@ -84,6 +92,17 @@ class LoopInvariantTensor(Rule):
         "import torch\nimport numpy as np\nfrom numpy.typing import NDArray\n"
         "def f(a: NDArray[np.float32], n):\n    for _ in range(n):\n        t = torch.from_numpy(a)\n"
         "        buf = np.zeros((3,))\n",
+        "import torch\ndef f(self, keys):\n    for k in keys:\n        t = torch.zeros(3)\n"
+        "        self.cache[k] = t\n        self.last = torch.ones(3)\n",
+        "import torch\ndef f(keys, table):\n    for k in keys:\n        table.update({k: torch.zeros(3)})\n"
+        "        t = torch.ones(3)\n        table.update(last=t)\n",
+        "import torch\ndef f(self, names):\n    for n in names:\n        setattr(self, n, torch.zeros(3))\n"
+        "        t = torch.ones(3)\n        setattr(self, n + '_1', t)\n",
+        "import torch\ndef f(names, out):\n    for n in names:\n        out += [torch.zeros(3)]\n"
+        "        t = torch.ones(3)\n        out += [t]\n",
+        "import torch\ndef _keep(table, key, value):\n    table[key] = value\ndef f(keys, table):\n"
+        "    for k in keys:\n        _keep(table, k, torch.zeros(3))\n        t = torch.ones(3)\n"
+        "        _keep(table, k, t)\n",
     )
     invalid = (
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
@@ -110,6 +129,19 @@ class LoopInvariantTensor(Rule):
             "import torch\nfor kps in points:\n    if kps is None:\n        continue\n"
             "    eye = torch.eye(2).expand(len(kps), -1, -1)\n",
             ((5, 11),),
+        ),
+        Invalid(
+            "import torch\ndef f(keys, out):\n    for i in keys:\n        out[:, i] = torch.zeros(3)\n", ((4, 21),)
+        ),
+        Invalid(
+            "import torch\ndef f(keys, out: torch.Tensor):\n    for i in keys:\n        t = torch.zeros(3)\n"
+            "        out[i] = t\n",
+            ((4, 13),),
+        ),
+        Invalid(
+            "import torch\ndef _put(out, i, v):\n    out[:, i] = v\ndef f(keys, out):\n    for i in keys:\n"
+            "        _put(out, i, torch.zeros(3))\n",
+            ((6, 22),),
         ),
     )
 
@@ -139,13 +171,18 @@ class LoopInvariantTensor(Rule):
 
     def _is_fresh_buffer(self, changed: writes.Writes) -> bool:
         """Whether the new tensor is meant to be new each time: filled in place on the spot
-        (``torch.empty(1).uniform_()``), kept (``out.append(torch.zeros(n))``, ``out[i] = ...``), wrapped
-        into a learnable parameter (``nn.Parameter(torch.empty(n))``), or bound to a name whose value
-        the loop body writes in place, keeps or returns (directly, through a view, or inside a tuple)."""
+        (``torch.empty(1).uniform_()``), kept (``out.append(torch.zeros(n))``, ``table[k] = ...``,
+        ``table.update({k: ...})``, ``setattr(self, name, ...)``, ``items += [...]``, a function of this
+        file that keeps its parameter), wrapped into a learnable parameter (``nn.Parameter(torch.empty(n))``),
+        or bound to a name whose value the loop body writes in place, keeps or returns (directly, through
+        a view, or inside a tuple). A store into a tensor (``out[:, i] = ...``) copies the values: the
+        new tensor is not kept."""
         ancestors = self.ctx.ancestors
         value: cst.CSTNode = ancestors[-1]
         for index in range(len(ancestors) - 2, -1, -1):
             parent = ancestors[index]
+            if parent is value:  # the call an argument passed through
+                continue
             if isinstance(parent, cst.Attribute) and parent.value is value:
                 value = parent
             elif isinstance(parent, cst.Call) and parent.func is value:
@@ -161,21 +198,55 @@ class LoopInvariantTensor(Rule):
                 outer = ancestors[index - 1]
                 if not isinstance(outer, cst.Call):
                     return False
-                return method_name(outer) in writes.KEEPING_METHODS or self.ctx.qualname(outer.func) in _PARAMETERS
+                effect = self._effect_on(outer, parent)
+                if effect != writes.RETURNED:
+                    return effect == writes.KEPT
+                value = outer  # a function of this file that returns what it is given
             elif isinstance(parent, cst.Return | cst.Yield):
                 return True
+            elif isinstance(parent, cst.AugAssign):
+                return parent.value is value and isinstance(value, _DISPLAYS)  # ``items += [torch.zeros(n)]``
             elif isinstance(parent, cst.Assign | cst.AnnAssign):
-                targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-                position = changed.position(parent)
-                return any(
-                    not isinstance(target, cst.Name)
-                    or position is None
-                    or changed.uses(target.value, position, _FRESH_BY_DESIGN, again=True)
-                    for target in targets
-                )
+                return self._binding_keeps(parent, changed)
             else:
                 return False
         return False
+
+    def _effect_on(self, call: cst.Call, arg: cst.Arg) -> str | None:
+        """``KEPT`` when ``call`` keeps the argument ``arg`` (a container method, ``setattr``, a learnable
+        parameter's wrapper, a function of this file that keeps its parameter), ``RETURNED`` when a
+        function of this file returns it, else None."""
+        if method_name(call) in writes.KEEPING_METHODS or self.ctx.qualname(call.func) in _PARAMETERS:
+            return writes.KEPT
+        func = call.func
+        if isinstance(func, cst.Name) and func.value == "setattr" and self.ctx.qualname(func) is None:
+            return writes.KEPT if len(call.args) == 3 and call.args[2] is arg else None
+        function = self.ctx.enclosing_function()
+        local = {n.name.value: n for n in function.body.body if isinstance(n, cst.FunctionDef)} if function else {}
+        effects = writes.callee_effects(self.ctx, call, local)
+        effect = dict((id(a), e) for a, e in effects).get(id(arg)) if effects is not None else None
+        return effect if effect in (writes.KEPT, writes.RETURNED) else None
+
+    def _binding_keeps(self, statement: cst.Assign | cst.AnnAssign, changed: writes.Writes) -> bool:
+        """Stored as an attribute or a container's item (not copied into a tensor), or bound to a name
+        whose value the loop body writes in place, keeps or returns."""
+        if isinstance(statement, cst.Assign):
+            targets = [t.target for t in statement.targets]
+        else:
+            targets = [statement.target]
+        position = changed.position(statement)
+        for target in targets:
+            if isinstance(target, cst.Name):
+                if position is None or changed.uses(target.value, position, _FRESH_BY_DESIGN, again=True):
+                    return True
+            elif not self._copied_into(target):
+                return True
+        return False
+
+    def _copied_into(self, target: cst.BaseExpression) -> bool:
+        """A store into a tensor or an array (``out[:, i] = ...``) copies the values in."""
+        ctx = self.ctx
+        return isinstance(target, cst.Subscript) and writes.copies_values(target, lambda e: kind_of(ctx, e))
 
     def _shares_existing(self, node: cst.Call, callee: str) -> bool:
         """``torch.from_numpy(a)``/``torch.as_tensor(a)`` of a value known to be an array or a tensor
@@ -210,6 +281,8 @@ _PARAMETERS = frozenset(
     {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"}
 )
 _FRESH_BY_DESIGN = frozenset({writes.WRITTEN, writes.KEPT, writes.RETURNED})
+#: Displays whose elements an augmented assignment adds to a container.
+_DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.Dict)
 _SHARING_CONSTRUCTORS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.asarray"})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from facts import probe
 
-from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit import types, writes
 from torchperf_lint.toolkit.traversal import in_source_order
 
 
@@ -50,6 +50,12 @@ def test_a_nested_helper_that_writes_its_parameter_writes_the_argument():
         "    norm_ip(t, 0)\n    norm_ip(1, u)\n"
     )
     assert "t" in found.written and "u" not in found.written
+
+
+def scoped_facts_of(source: str) -> writes.Writes:
+    """The writes facts of the only function in ``source``, with the kinds its annotations give."""
+    (_, found), *_ = probe(source, cst.FunctionDef, lambda ctx, node: writes.of(ctx, node.body, node))
+    return found
 
 
 def binding_uses(source: str, name: str, kinds=(writes.WRITTEN, writes.KEPT, writes.RETURNED, writes.PASSED)):
@@ -133,3 +139,86 @@ def test_compiler_control_flow_operators_and_softmax_inputs():
     assert binding_uses(source, "s", (writes.PASSED,))
     source = "import torch\ndef f(x):\n    s = x.t().contiguous()\n    return s.softmax(1).sum()\n"
     assert binding_uses(source, "s", (writes.VIEWED,))
+
+
+def test_dict_updates_setattr_and_added_displays_keep_their_values():
+    found = facts_of(
+        "import torch\ndef f(self, table, items, a, b, c, d):\n    table.update({'k': a})\n    table.update(k=b)\n"
+        "    setattr(self, 'x', c)\n    items += [d]\n"
+    )
+    assert found.kept == {"a", "b", "c", "d"}
+    assert found.mutated == {"table", "self"}
+    assert "c" not in found.passed
+
+
+def test_a_store_into_a_tensor_copies_the_value_in_and_keeps_nothing():
+    found = scoped_facts_of(
+        "import torch\ndef f(out, grid: torch.Tensor, table, a, b, c, d, e):\n    out[:, 0] = a\n"
+        "    out[..., 1] = b\n    grid[0] = c\n    table[0] = d\n    table[1:] = e\n"
+    )
+    assert found.kept == {"d", "e"}
+    assert found.written == {"out", "grid", "table"}
+
+
+def test_copies_values_reads_the_index_or_the_target_s_kind():
+    def answers(source: str) -> list[bool]:
+        def ask(ctx, node: cst.Subscript):
+            return writes.copies_values(node, lambda e: types.kind_of(ctx, e))
+
+        return [answer for _, answer in probe(source, cst.Subscript, ask)]
+
+    tensors = "import torch\ndef f(a, t: torch.Tensor):\n    a[:, 0] = 1\n    a[...] = 1\n    t[0] = 1\n"
+    assert answers(tensors) == [True, True, True]
+    assert answers("def f(a):\n    a[0] = 1\n    a[1:] = 1\n    a[0, 1] = 1\n") == [False, False, False]
+
+
+def test_a_store_happens_once_its_value_is_computed():
+    source = "import torch\ndef f(grid, w):\n    c = grid[..., 0]\n    grid[..., 0] = c.clone() / w\n"
+    (_, (where, written)), *_ = probe(source, cst.FunctionDef, _clone_and_write)
+    assert written > where
+
+
+def _clone_and_write(ctx, node: cst.FunctionDef) -> tuple[int, int]:
+    facts = writes.of(ctx, node.body, node)
+    clone = next(n for n in in_source_order(node.body) if isinstance(n, cst.Call))
+    (written,) = [where for where, kind in facts.events["grid"] if kind == writes.WRITTEN]
+    return facts.calls[id(clone)], written
+
+
+def test_a_function_of_the_same_file_that_keeps_or_returns_its_parameter_says_so():
+    def effects(source: str) -> list[str | None]:
+        def ask(ctx, node: cst.Call):
+            if not (isinstance(node.func, cst.Name) and node.func.value == "g"):
+                return None
+            return [effect for _, effect in writes.callee_effects(ctx, node) or ()]
+
+        return next(answer for _, answer in probe(source, cst.Call, ask) if answer is not None)
+
+    keep = "def g(table, key, value):\n    table[key] = value\ndef f(t, k, v):\n    g(t, k, v)\n"
+    assert effects(keep) == [writes.WRITTEN, None, writes.KEPT]
+    same = "def g(a, b):\n    return a.reshape(-1), b.sum()\ndef f(x, y):\n    g(x, y)\n"
+    assert effects(same) == [writes.RETURNED, None]
+    source = (
+        "import torch\ndef _flat(a):\n    return a.reshape(-1)\ndef f(x):\n    c = x.clone()\n"
+        "    _flat(c).zero_()\n    d = x.clone()\n    e = _flat(d)\n    return e.sum()\n"
+    )
+    assert binding_uses(source, "c", (writes.WRITTEN,))
+    assert not binding_uses(source, "d")
+
+
+def test_bound_value_is_the_last_binding_before_the_call():
+    source = "import numpy as np\ndef f(img):\n    a = img\n    a = img.astype(np.float32)\n    return g(a)\n"
+
+    def ask(ctx, node: cst.Call):
+        if isinstance(node.func, cst.Name) and node.func.value == "g":
+            return cst.Module([]).code_for_node(writes.bound_value(ctx, "a", node))
+        return None
+
+    assert [answer for _, answer in probe(source, cst.Call, ask) if answer] == ["img.astype(np.float32)"]
+
+
+def test_torch_classes_and_sparse_constructors_hold_what_they_are_given():
+    source = "import torch\ndef f(x):\n    c = x.clone()\n    p = torch.nn.Parameter(c)\n    p.data.zero_()\n"
+    assert binding_uses(source, "c", (writes.WRITTEN,))
+    source = "import torch\ndef f(i, v):\n    c = i.clone()\n    s = torch.sparse_coo_tensor(c, v)\n    return s\n"
+    assert binding_uses(source, "c", (writes.RETURNED,))

@@ -201,3 +201,10 @@ def test_a_helper_in_another_module_tells_the_rules_what_it_returns(tmp_path):
         "TPL103",
     )
     assert found == [("pkg/loop.py", "TPL103", 8, 13)]
+
+
+def test_a_function_returning_an_astype_result_returns_an_array():
+    summary = summarize_bytes(
+        b"import numpy as np\n\ndef as_float(a):\n    return a.astype(np.float32)\n", "pkg.io", False
+    )
+    assert KernelMap([summary]).returns("pkg.io.as_float") == "array"

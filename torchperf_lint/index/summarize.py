@@ -427,7 +427,10 @@ class _Scanner:
         if _gives_parameters(node):
             return "parameters"
         if isinstance(node, ast.Call):
-            callee = self.resolve(node.func)
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "astype":
+                return "array"  # NumPy's ``astype`` returns an array, whatever it is called on
+            callee = self.resolve(func)
             if callee is None:
                 return None
             if callee.startswith("numpy."):

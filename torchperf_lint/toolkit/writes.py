@@ -5,15 +5,20 @@ One pass over a block (a function body, or a loop body) in source order records 
 - ``written``: ``y[...] = v``, ``y[...] op= v``, ``y op= v``, ``y.attr op= v``, ``y.op_()``,
   ``y[...].op_()``, ``y.attr.op_()``, ``f(y, inplace=True)``, ``f(..., out=y)``, and the same through
   any view of ``y`` (``y.diagonal().zero_()``, ``torch.diagonal(y).zero_()``, ``y.view(-1)[0] = v``);
-- ``kept``: passed to a container method (``items.append(y)``), or stored as an attribute or item
-  (``self.y = y``, ``table[k] = y``): the value outlives the statement on purpose;
+- ``kept``: passed to a container method (``items.append(y)``, ``table.update({k: y})``), stored as an
+  attribute or item (``self.y = y``, ``setattr(self, name, y)``, ``table[k] = y``), or added to a
+  container (``items += [y]``): the value outlives the statement on purpose. A store into a tensor or
+  an array (``out[:, i] = y``: an index with a slice or ``...`` beside others, or a target known to be
+  one) copies the values in, so there ``y`` is only read;
 - ``returned``: returned or yielded, alone, through a view or subscript, or inside a tuple, list or dict;
 - ``viewed``: read by an operation that needs contiguous memory (``y.view(...)``,
   ``torch.view_as_complex(y)``, a compiled extension under ``torch.ops``) or makes it contiguous itself
   (softmax and log-softmax, a convolution's weight), so a ``.contiguous()`` before it costs nothing;
-- ``passed``: handed to a function this file cannot see into (``helper(y)``, ``obj.update(y)``,
+- ``passed``: handed to a function this file cannot see into (``helper(y)``, ``obj.method(y)``,
   ``f(**{"k": y})``), which may write it: torch functions, tensor methods and pure builtins are known
-  readers, and a function of the same file is read for what it does with each parameter;
+  readers (not torch classes such as ``nn.Parameter(y)``, nor sparse tensors' constructors, whose
+  results hold what they are given), and a function of the same file is read for what it does with
+  each parameter (one that returns its parameter hands the argument on to what its result becomes);
 - ``mutated``: a container method that changes what the name holds (``items.append(x)``).
 
 Aliases are followed: a name bound to a view of another (``d = y.diagonal()``), to a subscript of it,
@@ -47,13 +52,14 @@ KEEPING_METHODS = frozenset(
         "add",
         "appendleft",
         "setdefault",
+        "update",
         "put",
         "register_buffer",
         "register_parameter",
     }
 )
 #: Container methods that change the container a name holds.
-MUTATING_METHODS = KEEPING_METHODS | frozenset({"pop", "remove", "clear", "update", "sort", "reverse"})
+MUTATING_METHODS = KEEPING_METHODS | frozenset({"pop", "remove", "clear", "sort", "reverse"})
 #: Tensor methods whose result shares the receiver's memory (views, and methods that may return the
 #: receiver itself: ``contiguous``, ``to``, ``float``...). A write through the result writes the receiver.
 VIEW_METHODS = frozenset(
@@ -133,6 +139,15 @@ VIEW_FUNCTIONS = frozenset(
         "atleast_2d atleast_3d broadcast_to broadcast_tensors meshgrid expand_copy"
     ).split()
 )
+#: Torch functions whose result holds their tensor arguments without copying them: sparse tensors
+#: built from index and value tensors.
+HOLDING_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "sparse_coo_tensor sparse_csr_tensor sparse_csc_tensor sparse_bsr_tensor sparse_bsc_tensor "
+        "sparse_compressed_tensor"
+    ).split()
+)
 #: Control-flow operators of the compiler stack: their operands may not alias one another, so a copy
 #: handed to them is needed whatever the file can see.
 CAPTURE_OPERATORS = frozenset(
@@ -192,8 +207,8 @@ class Writes:
     loops: list[tuple[int, int]] = field(default_factory=list)
     #: name -> (position, value, names it shares) for each binding of the name, in source order
     holds: dict[str, list[tuple[int, cst.BaseExpression | None, frozenset[str]]]] = field(default_factory=dict)
-    #: id of a ``.clone()``/``.contiguous()`` call -> its position
-    copies: dict[int, int] = field(default_factory=dict)
+    #: id of a call -> its position
+    calls: dict[int, int] = field(default_factory=dict)
     #: Per name a nested function or lambda reads, what it does with it (``returned`` counting as
     #: ``passed``): the closure may run at any later time, with any of the name's values.
     captured: dict[str, set[str]] = field(default_factory=dict)
@@ -277,9 +292,10 @@ def base_name(node: cst.BaseExpression | None) -> str | None:
 
 
 def reads_only(ctx: FileContext, call: cst.Call) -> bool:
-    """Whether ``call`` is known not to write its arguments: a torch function (in-place variants,
-    compiled extensions and the compiler's control-flow operators aside), a pure builtin, or a
-    method of a container or tensor that only reads (``a.index(y)``)."""
+    """Whether ``call`` is known not to write its arguments nor keep them: a torch function (in-place
+    variants, compiled extensions, the compiler's control-flow operators and functions whose result
+    holds their tensor arguments aside), a pure builtin, or a method of a container or tensor that
+    only reads (``a.index(y)``). A torch class (``nn.Parameter(y)``) may keep what it is given."""
     func = call.func
     if isinstance(func, cst.Name) and func.value in _READING_BUILTINS and ctx.qualname(func) is None:
         return True
@@ -290,7 +306,9 @@ def reads_only(ctx: FileContext, call: cst.Call) -> bool:
             qualname.startswith("torch.")
             and not qualname.startswith(("torch.ops.", "torch._higher_order_ops."))
             and qualname not in CAPTURE_OPERATORS
+            and qualname not in HOLDING_FUNCTIONS
             and not name.endswith("_")
+            and not name[:1].isupper()
         )
     return isinstance(func, cst.Attribute) and func.attr.value in KNOWN_READING_METHODS
 
@@ -352,12 +370,48 @@ def is_fresh_index(subscript: cst.Subscript, kind: Callable[[cst.BaseExpression]
     return False
 
 
+def copies_values(target: cst.Subscript, kind: Callable[[cst.BaseExpression], types.Kind]) -> bool:
+    """Whether storing into ``target`` copies the values in, as a store into a tensor or an array does
+    (``out[:, i] = y``), rather than keeping the object (``table[k] = y``, ``items[i] = y``): the target
+    is known to be a tensor or an array, or its index mixes a slice or ``...`` with other parts, or holds
+    ``...``, which no list or dict takes. ``kind`` tells what an expression holds."""
+    if kind(target.value) in (types.TENSOR, types.ARRAY):
+        return True
+    parts = [element.slice for element in target.slice]
+    if any(isinstance(part, cst.Index) and isinstance(part.value, cst.Ellipsis) for part in parts):
+        return True
+    return len(parts) > 1 and any(isinstance(part, cst.Slice) for part in parts)
+
+
+def bound_value(ctx: FileContext, name: str, call: cst.Call) -> cst.BaseExpression | None:
+    """The value ``name`` was last bound to, in source order, before ``call`` (visited now) runs in the
+    function around it: ``x.astype(np.float32)`` for ``a`` in ``a = x.astype(np.float32)`` then
+    ``torch.tensor(a)``. None when the function binds no value to it before (a parameter, say)."""
+    function = ctx.enclosing_function()
+    facts = of(ctx, function.body if function is not None else ctx.module)
+    where = facts.calls.get(id(call))
+    held = facts.held_at(name, where) if where is not None else None
+    return held[0] if held is not None else None
+
+
+def _setattr_parts(ctx: FileContext, call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """``(obj, value)`` for ``setattr(obj, name, value)`` (the builtin): the object keeps the value."""
+    func = call.func
+    if not (isinstance(func, cst.Name) and func.value == "setattr" and ctx.qualname(func) is None):
+        return None
+    args = call.args
+    if len(args) != 3 or any(arg.keyword is not None or arg.star for arg in args):
+        return None
+    return args[0].value, args[2].value
+
+
 def callee_effects(
     ctx: FileContext, call: cst.Call, local: dict[str, cst.FunctionDef] | None = None
 ) -> list[tuple[cst.Arg, str | None]] | None:
     """For a call to a function of this file (one of ``local``, or a module-level one), what it does
-    to each argument: writes it, lets it escape (kept, returned, passed on), needs it contiguous, or
-    only reads it (None). None when the callee is unknown or an argument cannot be matched."""
+    to each argument: writes it (``WRITTEN``), hands it to code out of sight (``PASSED``), keeps it
+    (``KEPT``), returns it (``RETURNED``), needs it contiguous (``VIEWED``), or only reads it (None).
+    None when the callee is unknown or an argument cannot be matched."""
     func = call.func
     if not isinstance(func, cst.Name) or ctx.qualname(func) is not None or any(arg.star for arg in call.args):
         return None
@@ -376,16 +430,17 @@ def callee_effects(
             param = by_name.get(arg.keyword.value)
         if param is None:
             return None
-        name = param.name.value
-        if inner.uses(name, -1, _WRITES):
-            found.append((arg, WRITTEN))
-        elif inner.uses(name, -1, _ESCAPES):
-            found.append((arg, PASSED))
-        elif inner.uses(name, -1, _VIEWS):
-            found.append((arg, VIEWED))
-        else:
-            found.append((arg, None))
+        found.append((arg, _effect_on(inner, param.name.value)))
     return found
+
+
+def _effect_on(inner: Writes, name: str) -> str | None:
+    """What a function does with its parameter ``name``, the strongest first: writes it, hands it to
+    code out of sight (or changes what it holds), keeps it, returns it, needs it contiguous, or reads it."""
+    for kinds, effect in _EFFECTS:
+        if inner.uses(name, -1, kinds):
+            return effect
+    return None
 
 
 class _Collector:
@@ -458,19 +513,14 @@ class _Collector:
 
     def _enter(self, node: cst.CSTNode, kind: type) -> None:
         if kind is cst.Call:
-            func = node.func  # type: ignore[attr-defined]
-            if type(func) is cst.Attribute and func.attr.value in _COPY_METHODS and not node.args:  # type: ignore[attr-defined]
-                self.facts.copies[id(node)] = self.position
+            self.facts.calls[id(node)] = self.position
             self._call(node)  # type: ignore[arg-type]
-        elif kind is cst.Assign:
-            for target in node.targets:  # type: ignore[attr-defined]
-                self._store(target.target, node.value)  # type: ignore[attr-defined]
-        elif kind is cst.AnnAssign:
-            self._store(node.target, node.value)  # type: ignore[attr-defined]
         elif kind is cst.AugAssign:
             target = node.target  # type: ignore[attr-defined]
             written = self.shared(target.value) if isinstance(target, cst.Subscript | cst.Attribute) else None
             self._event(written if written is not None else self.shared(target), WRITTEN)
+            if type(node.value) in _DISPLAYS:  # type: ignore[attr-defined]
+                self._event(self.shared(node.value), KEPT)  # type: ignore[attr-defined]  # ``items += [y]``
         elif kind is cst.Return or kind is cst.Yield:
             self._event(self.shared(node.value), RETURNED)  # type: ignore[attr-defined]
         elif kind is cst.For or kind is cst.While:
@@ -487,10 +537,12 @@ class _Collector:
 
     def _leave(self, node: cst.CSTNode) -> None:
         kind = type(node)
-        if kind is cst.Assign:
+        if kind is cst.Assign:  # stores and bindings happen once the value is computed
             for target in node.targets:  # type: ignore[attr-defined]
+                self._store(target.target, node.value)  # type: ignore[attr-defined]
                 self._bind(target.target, node.value, node)  # type: ignore[attr-defined]
         elif kind is cst.AnnAssign:
+            self._store(node.target, node.value)  # type: ignore[attr-defined]
             if node.value is not None:  # type: ignore[attr-defined]
                 self._bind(node.target, node.value, node)  # type: ignore[attr-defined]
         elif kind is cst.NamedExpr:
@@ -503,6 +555,8 @@ class _Collector:
     def _store(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Subscript):
             self._event(self.shared(target.value), WRITTEN)
+            if copies_values(target, self._kind):
+                return  # the values are copied in: the stored value is only read
         if isinstance(target, cst.Attribute):
             self._event(self.shared(target.value), MUTATED)
         if isinstance(target, cst.Subscript | cst.Attribute) and value is not None:
@@ -514,6 +568,12 @@ class _Collector:
     def _call(self, call: cst.Call) -> None:
         ctx = self.ctx
         func = call.func
+        stored = _setattr_parts(ctx, call)
+        if stored is not None:
+            holder, value = stored
+            self._event(self.shared(holder), MUTATED)
+            self._event(self.shared(value), KEPT)
+            return
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = func.value
@@ -544,7 +604,7 @@ class _Collector:
                 self._event(self.shared(arg.value), PASSED)
             return
         for arg, effect in effects:
-            if effect:
+            if effect and effect != RETURNED:  # a returned argument lives on in the call's result
                 self._event(self.shared(arg.value), effect)
 
     # --- bindings -----------------------------------------------------------------------------
@@ -619,7 +679,9 @@ class _Collector:
         qualname = self.ctx.qualname(func) if isinstance(func, cst.Name | cst.Attribute) else None
         if qualname is not None:
             name = qualname.rpartition(".")[2]
-            if not qualname.startswith("torch.") or qualname in VIEW_FUNCTIONS or name.endswith("_"):
+            if not qualname.startswith("torch.") or qualname in VIEW_FUNCTIONS or qualname in HOLDING_FUNCTIONS:
+                return args
+            if name.endswith("_") or name[:1].isupper():  # in place, or a class that may keep its arguments
                 return args
             inplace = any(a.keyword is not None and a.keyword.value == "inplace" for a in call.args)
             return args if inplace else []
@@ -634,18 +696,26 @@ class _Collector:
             return []
         effects = callee_effects(self.ctx, call, self.local)
         if effects is not None:  # a function of this file returns only what it lets escape
-            return [arg.value for arg, effect in effects if effect in (WRITTEN, PASSED)]
+            return [arg.value for arg, effect in effects if effect in _MAY_RETURN]
         return args
 
 
-_COPY_METHODS = frozenset({"clone", "contiguous"})
 _ALL_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
 _SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 _LEAVING_TYPES = frozenset(_LEAVING_KINDS)
-_WRITES = frozenset({WRITTEN})
 _CAPTURED_KINDS = (WRITTEN, KEPT, RETURNED, PASSED, MUTATED, VIEWED)
-_ESCAPES = frozenset({KEPT, RETURNED, PASSED, MUTATED})
-_VIEWS = frozenset({VIEWED})
+#: A parameter's events, strongest first, and the effect a call has on the argument given there.
+_EFFECTS = (
+    (frozenset({WRITTEN}), WRITTEN),
+    (frozenset({PASSED, MUTATED}), PASSED),
+    (frozenset({KEPT}), KEPT),
+    (frozenset({RETURNED}), RETURNED),
+    (frozenset({VIEWED}), VIEWED),
+)
+#: Effects under which a call's result may hold or share the argument.
+_MAY_RETURN = frozenset({WRITTEN, PASSED, KEPT, RETURNED})
+#: Displays whose elements an augmented assignment adds to a container (``items += [y]``).
+_DISPLAYS = frozenset({cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp})
 
 
 def _pairs(
