@@ -163,7 +163,8 @@ def test_the_skill_workflow_on_a_fixture_change(tmp_path):
     ]
     assert summary["shown"][0]["hint"] == all_rules()["TPL002"].hint
     committed = subprocess.run([sys.executable, str(script), "--base", "HEAD"], capture_output=True, cwd=repo)
-    assert committed.returncode == 0 and json.loads(committed.stdout)["files"] == 0  # nothing committed yet
+    assert committed.returncode == 2  # nothing committed yet: nothing to review, which is no clean result
+    assert json.loads(committed.stdout)["error"].startswith("nothing to review: the merge base of HEAD and HEAD")
 
     check = cli("handoff", "check", "HANDOFF.md", cwd=repo)
     assert check.returncode == 2
