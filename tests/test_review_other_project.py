@@ -9,6 +9,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -189,16 +190,34 @@ def environment(**extra: str) -> dict[str, str]:
     return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra}
 
 
+def shell(script: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, env=environment(**extra)
+    )
+
+
 def review(cwd: Path, *args: str, python: str = sys.executable, env: dict | None = None):
     command = [python, str(SCRIPT), *args]
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env or environment())
 
 
-# --- the script on the planted change ---------------------------------------------------------------------
+def skill_text() -> str:
+    """SKILL.md and every reference, as one text: where a documented command must appear."""
+    return "\n".join(path.read_text() for path in [SKILL / "SKILL.md", *sorted(SKILL.glob("references/*.md"))])
 
 
-def test_the_script_surfaces_every_planted_change_from_inside_the_project(voxkit):
-    result = review(voxkit.path / "src" / "voxkit", "--base", "main")
+def documented(command: str) -> str:
+    assert command in skill_text(), command
+    return command
+
+
+# --- the script, by its documented invocation, on the planted change ---------------------------------
+
+
+def test_the_documented_invocation_surfaces_every_planted_change(voxkit):
+    setup = documented('SKILL_DIR="$(torchperf-lint skill path)"')
+    run = documented('python "$SKILL_DIR/scripts/review_changes.py" --base "$BASE"')
+    result = shell(f"{setup}\nBASE=main\n{run}", cwd=voxkit.path / "src" / "voxkit")  # deep inside the project
     assert result.returncode == 1, result.stdout + result.stderr
     summary = json.loads(result.stdout)
     resize, bench = "src/voxkit/resize.py", "benchmarks/bench_resize.py"
@@ -229,6 +248,7 @@ def test_the_script_surfaces_every_planted_change_from_inside_the_project(voxkit
 
 
 def test_config_reaches_the_linter_and_a_config_file_is_found_from_where_the_script_started(voxkit, tmp_path):
+    documented("""--base "$BASE" --config 'not-prevalidated = ["pkg.module.function"]'""")
     router = 'not-prevalidated = ["voxkit.resize._resize_router"]'
     corrected = review(voxkit.path, "--base", "main", "--config", router)
     assert corrected.returncode == 1, corrected.stdout + corrected.stderr
@@ -312,7 +332,61 @@ def test_without_the_module_the_command_on_path_is_used(voxkit, tmp_path):
     assert json.loads(result.stdout)["new"] == 3
 
 
-# --- what the script lists beyond findings ----------------------------------------------------------------
+# --- the documented steps beyond the script ----------------------------------------------------------------
+
+
+def test_step_0_finds_the_projects_own_contract_and_the_map_shows_the_documented_router(voxkit):
+    find = documented("ls AGENTS.md CLAUDE.md CONTRIBUTING* docs .agents/skills .claude/skills")
+    grep = documented("git grep -il -e inference_mode -e no_grad -e benchmark -e threshold -- '*.md'")
+    found = shell(f"{find}\n{grep}", cwd=voxkit.path)
+    assert "AGENTS.md" in found.stdout.split(), found.stdout
+    mapped = shell(documented("torchperf-lint map PACKAGE_DIR").replace("PACKAGE_DIR", "src"), cwd=voxkit.path)
+    assert mapped.returncode == 0, mapped.stderr
+    assert (
+        "voxkit.resize._resize_router\n"
+        '    prevalidated: its docstring: "Callers validate the container, layout and dtype."'
+    ) in mapped.stdout
+    corrected = shell(
+        documented("torchperf-lint map PACKAGE_DIR --config 'not-prevalidated = [\"pkg.module.function\"]'")
+        .replace("PACKAGE_DIR", "src")
+        .replace("pkg.module.function", "voxkit.resize._resize_router"),
+        cwd=voxkit.path,
+    )
+    assert corrected.returncode == 0, corrected.stderr
+    assert "voxkit.resize._resize_router\n    primitive:" in corrected.stdout
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the probe needs torch")
+def test_step_5_probes_the_threshold_and_finds_the_inference_route(voxkit):
+    export = documented('BASE_TREE="$(mktemp -d)" && git archive "$MERGE_BASE" | tar -x -C "$BASE_TREE"')
+    on_base = documented(
+        'PYTHONPATH="$BASE_TREE/src" torchperf-lint probe PKG.MODULE:FUNCTION ARGS'
+        " --output-format json > base.json"
+    )
+    on_head = documented('PYTHONPATH="$PWD/src" torchperf-lint probe PKG.MODULE:FUNCTION ARGS --base base.json')
+    merge_base = voxkit.git("merge-base", "main", "HEAD").strip()
+    reports = voxkit.path.parent / "reports"
+    reports.mkdir()
+
+    def probed(size: str) -> str:
+        """The head's diff against the base for one call, by the documented commands."""
+        script = "\n".join([export, on_base, on_head]).replace("base.json", f"{reports}/base.json")
+        script = script.replace("PKG.MODULE:FUNCTION ARGS", f"voxkit.resize:resize3d tensor:1x4x4x4 '{size}'")
+        result = shell(script, cwd=voxkit.path, MERGE_BASE=merge_base, TMPDIR=str(reports))
+        assert result.returncode in (0, 1), result.stderr
+        return result.stdout.split("against ", 1)[1]
+
+    at = probed(AT_THRESHOLD)  # the small route: inference mode since the change
+    assert "now breaches: returns inference tensors: result" in at
+    assert "now breaches: result cannot feed a backward pass" in at
+    past = probed(PAST_THRESHOLD)  # the large route: unchanged
+    assert "breaches" not in past
+
+    call = "torchperf-lint probe voxkit.resize:resize3d tensor:1x4x4x4"
+    below = f"{call} '{AT_THRESHOLD}' --output-format json > {reports}/below.json"
+    above = f"{call} '{PAST_THRESHOLD}' --base {reports}/below.json"
+    sides = shell(f'export PYTHONPATH="$PWD/src"\n{below}\n{above}', cwd=voxkit.path)
+    assert "no longer breaches: returns inference tensors: result" in sides.stdout  # the two sides differ
 
 
 def test_removed_tests_and_deleted_evidence_are_found_in_worktree_mode_too(voxkit):
@@ -386,3 +460,55 @@ def test_test_names_are_the_ones_pytest_collects():
         b"class Helper:\n    def test_d(self): ...\n"
     )
     assert script_module().test_names(source) == {"test_a", "test_b", "TestRoutes.test_c"}
+
+
+# --- the skill needs nothing that only this repository has ------------------------------------------------------
+
+#: Names that exist only in this repository (or only suit it), allowed only in the worked example.
+REPOSITORY_ONLY = ("reference_kernels", "tests/kernels", ".[dev]", "torch==2.13.0", "bench-full.json", "skill/")
+#: Paths every Python project may have; they exist here too, but a reviewer finds them anywhere.
+GENERIC = {"pyproject.toml", "README.md", "conftest.py", "tests", "benchmarks", "docs"}
+WORKED_EXAMPLE = SKILL / "references" / "worked-example.md"
+#: A word that may be a path: letters, digits, dots, dashes, stars and slashes, not part of a longer word.
+WORD = re.compile(r"(?<![\w$./-])[\w.*-]+(?:/[\w.*-]*)*")
+
+
+def code_of(text: str) -> list[str]:
+    """The code spans and code blocks of a Markdown text: where commands and paths are written."""
+    return re.findall(r"```.*?```|`[^`\n]+`", text, re.DOTALL)
+
+
+def path_tokens(text: str) -> set[str]:
+    """Words in code that look like paths: with a slash or a file suffix, not an option."""
+    words = {word.rstrip("/.") for span in code_of(text) for word in WORD.findall(span)}
+    return {w for w in words if ("/" in w or re.search(r"\.[a-z]{2,4}$", w)) and not w.startswith("-")}
+
+
+def tracked_here() -> set[str]:
+    """Every file and folder this repository tracks: what a checkout of another project lacks."""
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    paths = set()
+    for name in files.splitlines():
+        parts = name.split("/")
+        paths |= {"/".join(parts[:end]) for end in range(1, len(parts) + 1)}
+    return paths
+
+
+def test_the_skill_needs_no_path_or_command_only_this_repository_has():
+    ours = tracked_here()
+    assert WORKED_EXAMPLE.read_text().startswith("# Worked example: the torchperf-lint repository\n")
+    pages = [SKILL / "SKILL.md", *sorted(p for p in SKILL.glob("references/*.md") if p != WORKED_EXAMPLE)]
+    commands = set()
+    for page in pages:
+        text = page.read_text()
+        for name in REPOSITORY_ONLY:
+            assert name not in text, f"{page.name} names {name!r} outside the worked example"
+        for token in path_tokens(text):
+            if token.startswith(("references/", "scripts/")):
+                assert (SKILL / token).exists(), f"{page.name}: {token} is not in the skill"
+            else:
+                assert token in GENERIC or token not in ours, f"{page.name}: {token} is this repository's"
+        commands |= {found for span in code_of(text) for found in re.findall(r"torchperf-lint (\w+)", span)}
+    usage = subprocess.run([str(BIN / "torchperf-lint"), "--help"], capture_output=True, text=True).stdout
+    offered = set(re.search(r"\{([\w,]+)\}", usage).group(1).split(","))
+    assert commands and commands <= offered, commands - offered  # every command comes with the linter
