@@ -391,9 +391,14 @@ def test_step_5_probes_the_threshold_and_finds_the_inference_route(voxkit):
 
 def test_removed_tests_and_deleted_evidence_are_found_in_worktree_mode_too(voxkit):
     voxkit.git("reset", "-q", "--soft", "main")  # the whole change uncommitted (staged)
+    venv = voxkit.path / "env"  # a virtual environment the project does not ignore: not the change
+    (venv / "lib").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "lib" / "installed.py").write_text("import torch\n\nwith torch.inference_mode():\n    pass\n")
     result = review(voxkit.path, "--base", "main", "--worktree")
     assert result.returncode == 1, result.stdout
     summary = json.loads(result.stdout)
+    assert (summary["files"], summary["changed"]) == (3, {"kernel": 1, "benchmark": 2, "test": 1, "other": 0})
     assert [item["file"] for item in summary["deleted"]] == [DELETED]
     assert summary["removed_tests"] == [{"file": "tests/test_resize.py", "test": "test_resize_output_can_train"}]
     assert [item["line"] for item in summary["inference_mode_added"]] == [

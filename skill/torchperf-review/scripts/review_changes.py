@@ -176,8 +176,15 @@ def changed_entries(change: Change) -> list[Entry]:
             at += 2
     if change.worktree:
         untracked = git(change.root, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
-        entries += [Entry("A", name) for name in untracked if name]
+        entries += [Entry("A", name) for name in untracked if name and not in_environment(change.root, name)]
     return sorted(entries, key=lambda entry: entry.path)
+
+
+def in_environment(root: Path, name: str) -> bool:
+    """Whether an untracked file lies in a virtual environment at the top of the work tree (one that a
+    reviewer made there and the project does not ignore): installed packages are not the change."""
+    top = PurePosixPath(name).parts[0]
+    return top != name and (root / top / "pyvenv.cfg").is_file()
 
 
 def is_python(path: str) -> bool:
