@@ -24,8 +24,9 @@ from torchperf_lint.installation import requirement
 ROOT = Path(__file__).resolve().parents[1]
 #: The README's stand-in for wherever the repository is hosted.
 PLACEHOLDER_URL = "https://example.org/your-mirror/torchperf-lint"
-#: Commands whose packages do come from an index, or that CI runs itself (the set-up line).
-NOT_HINTS = ("torch==", "torchfix", '-e ".[dev]"')
+#: Commands whose packages do come from an index, that CI runs itself (the set-up line), or that install
+#: the project a reviewer is reviewing (the skill's placeholder for its own extras).
+NOT_HINTS = ("torch==", "torchfix", '-e ".[dev]"', '".[EXTRAS]"')
 
 
 def documented_commands() -> list[str]:

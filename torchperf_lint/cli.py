@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     install = skill.add_parser("install", parents=[common], help="copy the skill into a project")
     install.add_argument("--dest", type=Path, help="default: .agents/skills")
     install.add_argument("--force", action="store_true", help="overwrite local edits")
+    skill.add_parser("path", parents=[common], help="print the folder of the skill shipped with the package")
     handoff = commands.add_parser("handoff", parents=[common], help="render or check a benchmark handoff report")
     handoff_actions = handoff.add_subparsers(dest="action", required=True)
     handoff_render = handoff_actions.add_parser(
@@ -154,7 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     kernel_map.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
     kernel_map.add_argument("--output-format", choices=["text", "json"], default="text")
-    kernel_map.add_argument("--config", type=Path, help="a pyproject.toml (or bare TOML table) to use")
+    kernel_map.add_argument(
+        "--config",
+        action="append",
+        metavar="FILE | KEY=VALUE",
+        help="as check takes it: a pyproject.toml (or bare TOML table), or a `KEY = VALUE` override",
+    )
     kernel_map.add_argument("--no-cache", action="store_true", help="neither read nor write the project index")
     probe = commands.add_parser(
         "probe",

@@ -45,6 +45,22 @@ class Overrides:
     respect_gitignore: bool | None = None  # --respect-gitignore / --no-respect-gitignore
 
 
+def config_values(values: list[str]) -> tuple[Path | None, tuple[str, ...]]:
+    """``--config`` values, as Ruff reads them: an existing file, or else a TOML ``KEY = VALUE``
+    snippet; one file at most. Every command that takes ``--config`` reads it here, so a correction
+    checked with ``map`` is the one ``check`` applies."""
+    files: list[Path] = []
+    snippets: list[str] = []
+    for value in values:
+        if Path(value).is_file() or "=" not in value:
+            files.append(Path(value))
+        else:
+            snippets.append(value)
+    if len(files) > 1:
+        raise UsageError("--config names one file at most (and any number of `KEY = VALUE` overrides)")
+    return (files[0] if files else None), tuple(snippets)
+
+
 @dataclass(frozen=True)
 class Project:
     """One configuration, loaded and checked once: its settings and the codes they enable."""

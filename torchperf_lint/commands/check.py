@@ -21,7 +21,7 @@ from torchperf_lint.runner import Job, Workers
 from torchperf_lint.runner import run as run_jobs
 from torchperf_lint.selection import UsageError
 from torchperf_lint.source import decode, decode_or_raw
-from torchperf_lint.workspace import Overrides, forget, project_for, settings_for
+from torchperf_lint.workspace import Overrides, config_values, forget, project_for, settings_for
 
 if TYPE_CHECKING:
     from torchperf_lint.rewrite import Rewrite
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 def overrides_from(args: argparse.Namespace) -> Overrides:
     """The flags that override every project's configuration."""
-    config, snippets = _config_values(args.config or ())
+    config, snippets = config_values(args.config or ())
     return Overrides(
         config=config,
         snippets=snippets,
@@ -81,21 +81,6 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
         cache_dir=args.cache_dir,
         respect_gitignore=args.respect_gitignore,
     )
-
-
-def _config_values(values: list[str]) -> tuple[Path | None, tuple[str, ...]]:
-    """``--config`` values, as Ruff reads them: an existing file, or else a TOML ``KEY = VALUE``
-    snippet; one file at most."""
-    files: list[Path] = []
-    snippets: list[str] = []
-    for value in values:
-        if Path(value).is_file() or "=" not in value:
-            files.append(Path(value))
-        else:
-            snippets.append(value)
-    if len(files) > 1:
-        raise UsageError("--config names one file at most (and any number of `KEY = VALUE` overrides)")
-    return (files[0] if files else None), tuple(snippets)
 
 
 def _without_baseline(args: argparse.Namespace, jobs: list[Job], findings: list[Diagnostic]) -> list[Diagnostic]:

@@ -17,11 +17,12 @@ from torchperf_lint.index.build import scope_root
 from torchperf_lint.kernel_map.infer import Entry, KernelMap
 from torchperf_lint.kernel_map.project import ProjectMap, project_map
 from torchperf_lint.selection import UsageError
-from torchperf_lint.workspace import Overrides, project_for
+from torchperf_lint.workspace import Overrides, config_values, project_for
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    overrides = Overrides(config=args.config)
+    config, snippets = config_values(args.config or ())
+    overrides = Overrides(config=config, snippets=snippets)
     paths = args.paths or [Path(".")]
     files, skipped = discover(paths, lambda p: project_for(p, overrides).settings)
     missing = [skip.path for skip in skipped if skip.missing]

@@ -1,4 +1,4 @@
-"""``torchperf-lint skill render|install``: the reviewers' agent skill."""
+"""``torchperf-lint skill render|install|path``: the reviewers' agent skill."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ from torchperf_lint.skills import (
 def run(args: argparse.Namespace) -> ExitCode:
     if args.action == "install":
         return _install(args)
+    if args.action == "path":
+        print(source_folder())  # for SKILL_DIR: the skill's scripts run from any repository by this path
+        return ExitCode.CLEAN
     folder = args.dir or source_folder()
     if args.check:
         if drifted(folder):
