@@ -1,4 +1,4 @@
-"""TPL103 families in their other-module form: the helper that makes a value a tensor, an
+"""TPL103 and TPL006 families in their other-module form: the helper that makes a value a tensor, an
 array, a pandas object or a measure of a tensor lives in another module of the project, and the
 project index tells the linted file what it returns. The local-variable and same-file-helper forms
 are the rules' own examples."""
@@ -111,3 +111,35 @@ def test_a_local_bound_to_another_modules_reduction_and_tested_later(tmp_path):
         "        top = peak_of(x)\n        if top > 0:\n            print(x)\n"
     )
     assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 7, 12)]
+
+
+# --- TPL006: misses -----------------------------------------------------------------------------------
+
+
+def test_a_size_another_module_returns_then_a_permute(tmp_path):
+    module = (
+        "import torch\nfrom .geometry import channels\n\ndef f(img):\n    if channels(img) == 3:\n"
+        "        img = img.permute(2, 0, 1)\n    return img\n\n"
+        "def g(img):\n    if channels(img) == 1:\n        return img.permute(2, 0, 1)\n    return img\n"
+    )
+    assert lint(tmp_path, module, "TPL006") == [("pkg/use.py", 5, 8)]
+
+
+def test_a_shape_another_module_returns_picks_the_axes_of_a_reduction(tmp_path):
+    module = (
+        "import torch\nfrom pkg.geometry import sizes\n\ndef f(img):\n    if sizes(img)[-1] <= 4:\n"
+        "        return img.mean(dim=(0, 1))\n    return img.mean(dim=(1, 2))\n\n"
+        "def g(img):\n    if sizes(img)[-1] <= 4:\n        return img.mean(dim=1)\n"
+        "    return img.float().mean(dim=1)\n"
+    )
+    assert lint(tmp_path, module, "TPL006") == [("pkg/use.py", 5, 8)]
+
+
+def test_a_stride_another_module_returns_then_a_permute_that_is_not_a_round_trip(tmp_path):
+    module = (
+        "import torch\nfrom .geometry import inner_stride\n\ndef f(x):\n    if inner_stride(x) == 1:\n"
+        "        x = x.permute(0, 2, 3, 1)\n    return x\n\n"
+        "def g(x):\n    if inner_stride(x) == 1:\n        x = pad(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)\n"
+        "    return x\n"
+    )
+    assert lint(tmp_path, module, "TPL006") == [("pkg/use.py", 5, 8)]
