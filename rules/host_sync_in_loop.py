@@ -72,7 +72,8 @@ class HostSyncInLoop(Rule):
         "x.max()` ... `if peak > 0:`). One condition is one finding: a read inside a test that is "
         "reported is not reported again. Exempt: values known to be NumPy arrays or pandas objects "
         "(annotated `np.ndarray`, `npt.NDArray`, `NDArray[...]`, `pd.DataFrame`, bound from `np.*`, "
-        "`pd.*` or `.numpy()`, unpacked from one (`counts, edges = np.histogram(x)`), returned by a "
+        "`pd.*` or `.numpy()`, also after `if isinstance(x, torch.Tensor): x = x.numpy()`, where the "
+        "untaken arm holds no tensor; unpacked from one (`counts, edges = np.histogram(x)`), returned by a "
         "function of the project annotated so, or a chain through an `np.*` call or a pandas-only method "
         "such as `.isna()`), whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy "
         "view of a CPU tensor; reads inside an `assert`, which checks a result (a benchmark checking each "
@@ -142,6 +143,9 @@ class HostSyncInLoop(Rule):
         "def hist(x) -> Tuple[np.ndarray, np.ndarray]:\n"
         "    return np.histogram(x)\ndef f(samples):\n    for x in samples:\n        counts, _ = hist(x)\n"
         "        if counts.max() > 0:\n            print(counts.tolist())\n",
+        "import torch\ndef f(x, n):\n    if isinstance(x, torch.Tensor):\n        x = x.numpy()\n"
+        "    for i in range(n):\n"
+        "        low = x.min()\n        if low == x.max():\n            print(i)\n",
         "import torch\ndef f(tensors, lock):\n    for t in tensors:\n        value = t.item()\n"
         "        with lock:\n"
         "            return value\n",

@@ -237,3 +237,14 @@ def test_a_name_keeps_the_expression_one_binding_gave_it():
         (16, None),
         (17, None),
     ]
+
+
+def test_a_name_converted_to_numpy_when_it_is_a_tensor_holds_an_array_afterwards():
+    source = (
+        "import numpy as np\nimport torch\ndef f(x, y, t: torch.Tensor, z):\n"
+        "    if isinstance(x, torch.Tensor):\n        x = x.numpy()\n    use(x)\n"
+        "    if isinstance(y, torch.Tensor):\n        y = y.numpy()\n    else:\n        use(y)\n    use(y)\n"
+        "    if isinstance(t, torch.Tensor):\n        t = t.numpy()\n    use(t)\n"
+        "    if isinstance(z, torch.Tensor):\n        z = z.float()\n    use(z)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(6, ARRAY), (10, None), (11, ARRAY), (14, None), (17, None)]

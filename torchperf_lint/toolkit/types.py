@@ -93,7 +93,7 @@ class Kinds:
     def at(self, name: str, index: int) -> Kind:
         """What ``name`` holds while the statement numbered ``index`` runs."""
         found = self._binding(name, index)
-        return found[1] if found is not None else None
+        return found[1] if found is not None and found[1] != _NOT_TENSOR else None
 
     def value_at(self, name: str, index: int) -> cst.BaseExpression | None:
         """The expression ``name`` was bound to, when one binding reaches the statement numbered ``index``."""
@@ -412,6 +412,16 @@ class _Evaluator:
         return None
 
 
+def _join(kinds: set[Kind]) -> Kind:
+    """What a name holds after arms that left it holding ``kinds``: their one kind; an array (or a
+    frame) where the other arms hold no tensor (``if isinstance(x, torch.Tensor): x = x.numpy()``);
+    else unknown."""
+    if len(kinds) == 1:
+        return kinds.pop()
+    rest = kinds - {_NOT_TENSOR}
+    return rest.pop() if len(rest) == 1 and len(kinds) == 2 and rest <= {ARRAY, FRAME} else None
+
+
 def _mapping_method(method: str, value: Kind) -> Kind:
     """What a method of a dict whose values are of kind ``value`` returns."""
     if method in ("get", "pop", "setdefault"):
@@ -422,6 +432,9 @@ def _mapping_method(method: str, value: Kind) -> Kind:
 
 
 _UNBOUND = object()
+#: What a name holds where ``isinstance(x, torch.Tensor)`` failed: no tensor, of no known kind. It
+#: reads as unknown; it only lets a join with an array arm keep the array.
+_NOT_TENSOR = "not-tensor"
 _NOTHING: tuple[Kind, cst.BaseExpression | None] = (None, None)
 _SIMPLE_KINDS: dict[str, Kind] = {TENSOR: TENSOR, ARRAY: ARRAY, FRAME: FRAME}
 
@@ -544,9 +557,8 @@ class _Builder:
         self._suite(node.body)
 
     def _if_else(self, node: cst.If) -> None:
-        if node.orelse is not None:
-            self._narrow(node.test, inside=False)
-            self._else(node.orelse)
+        self._narrow(node.test, inside=False, implicit=node.orelse is None)
+        self._else(node.orelse)
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self._suite(node.body)
@@ -584,9 +596,8 @@ class _Builder:
             )
         for name in set().union(*ends):
             held = [end.get(name, start.get(name, _NOTHING)) for end in ends]
-            kinds = {kind for kind, _ in held}
             values = {id(value) for _, value in held}
-            self._bind(name, kinds.pop() if len(kinds) == 1 else None, held[0][1] if len(values) == 1 else None)
+            self._bind(name, _join({kind for kind, _ in held}), held[0][1] if len(values) == 1 else None)
 
     def _else(self, orelse: cst.If | cst.Else | None) -> None:
         if isinstance(orelse, cst.Else):
@@ -594,18 +605,28 @@ class _Builder:
         elif isinstance(orelse, cst.If):
             self._compound(orelse)
 
-    def _narrow(self, test: cst.BaseExpression, inside: bool) -> None:
+    def _narrow(self, test: cst.BaseExpression, inside: bool, implicit: bool = False) -> None:
         """Inside ``if isinstance(x, T):`` the name holds a ``T``, whatever its annotation said; in
-        the ``else``/``elif`` arms it holds something else, so its kind is unknown there."""
+        the ``else``/``elif`` arms it holds something else, so its kind is unknown there, and where
+        ``T`` is a tensor type, no tensor. When the ``if`` has no ``else``, only an unknown name
+        learns that it is no tensor when the test fails (an annotation still holds)."""
         if not (
             isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
         ):
             return
         args = test.args
         if len(args) == 2 and isinstance(args[0].value, cst.Name):
-            checked = args[1].value
+            name, checked = args[0].value.value, args[1].value
             kind = annotation_kind(self.ctx, checked) if isinstance(checked, cst.Name | cst.Attribute) else None
-            self._bind(args[0].value.value, kind if inside else None, None)
+            if inside:
+                self._bind(name, kind, None)
+            elif not implicit or (kind == TENSOR and self._current(name) is None):
+                self._bind(name, _NOT_TENSOR if kind == TENSOR else None, None)
+
+    def _current(self, name: str) -> Kind:
+        """What ``name`` holds at this point of the pass (its latest binding)."""
+        found = self.kinds.bindings.get(name)
+        return found[-1][1] if found else None
 
     def _bind(self, name: str, kind: Kind, value: cst.BaseExpression | None) -> None:
         self.kinds.bindings.setdefault(name, []).append((self.counter, kind, value))
