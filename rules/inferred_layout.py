@@ -76,7 +76,9 @@ class InferredLayout(Rule):
         "`x.stride()` held or returned the same way. A size test is flagged when its branch permutes or "
         "transposes that same tensor, names a layout, or assigns a layout-like name, or when it picks "
         "which axes of that tensor a reduction runs over (`dim=(0, 1)` in one arm and `dim=(1, 2)` in "
-        "the other, or in what follows a branch that returns; `dim = -1 if c <= 4 else 0`); a stride or "
+        "the other, or in what follows a branch that returns, as a method's or a function's `dim=`/"
+        "`axis=` or a reduction's first axes argument, `torch.amax(x, (0, 1))`; or `dim = -1 if c <= 4 "
+        "else 0`); a stride or "
         "contiguity test when its branch names a layout, assigns a layout-like name, picks the axes of "
         "a reduction, or permutes the tensor without putting its axes back. Exempt: size-1 tests "
         "(`channels == 1`), since a size-1 axis has no layout and choosing a reshape over a permute for "
@@ -191,6 +193,12 @@ class InferredLayout(Rule):
         Invalid(
             "import torch\ndef f(img):\n    dim = -1 if img.shape[-1] <= 4 else 0\n    return img.amax(dim=dim)\n",
             ((3, 17),),
+        ),
+        Invalid(
+            "import torch\ndef f(img):\n    c = img.shape[-1]\n    if c <= 4:\n"
+            "        return torch.amax(img, (0, 1))\n"
+            "    return torch.amax(img, (1, 2))\n",
+            ((4, 8),),
         ),
         Invalid(
             "import torch\ndef _sizes(x):\n    return x.size()\ndef f(img):\n    if _sizes(img)[-1] <= 4:\n"
@@ -470,20 +478,22 @@ def _in_running_order(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 def _axis_move(call: cst.Call) -> tuple[str, tuple[int, ...]] | None:
     """``("permute", dims)``, ``("swap", (a, b))`` or ``("move", (source, destination))`` with literal
-    axes; None when an axis is not a literal."""
+    axes; None when an axis is not a literal. NumPy's ``transpose`` with all axes is a permute."""
     method = method_name(call)
     args = positional(call)
-    if isinstance(call.func, cst.Attribute) and root_name(call.func.value) == "torch" and args:
-        args = args[1:]  # torch.permute(x, dims): the tensor comes first
-    values: list[int | None]
-    if len(args) == 1 and isinstance(args[0].value, cst.Tuple | cst.List):
-        values = [int_value(e.value) for e in args[0].value.elements]
+    if args and _axis_literal(args[0].value) is None:
+        args = args[1:]  # torch.permute(x, dims), np.transpose(x, axes): the tensor comes first
+    packed = len(args) == 1 and isinstance(args[0].value, cst.Tuple | cst.List)
+    if packed:
+        values = [int_value(e.value) for e in args[0].value.elements]  # type: ignore[attr-defined]
     else:
         values = [int_value(arg.value) for arg in args]
     if not values or any(v is None for v in values):
         return None
-    kind = "permute" if method == "permute" else "move" if method in ("movedim", "moveaxis") else "swap"
-    return (kind, tuple(values)) if kind == "permute" or len(values) == 2 else None  # type: ignore[arg-type]
+    if method == "permute" or (method == "transpose" and (packed or len(values) != 2)):
+        return "permute", tuple(values)  # type: ignore[arg-type]
+    kind = "move" if method in ("movedim", "moveaxis") else "swap"
+    return (kind, tuple(values)) if len(values) == 2 else None  # type: ignore[arg-type]
 
 
 def _rank_for(moves: list[tuple[str, tuple[int, ...]]]) -> int:
@@ -536,14 +546,14 @@ def _axis_choices(node: cst.CSTNode, measured: str | None) -> frozenset[tuple[in
 
 
 def _axis_args(call: cst.Call, measured: str | None) -> list[cst.Arg]:
-    """The arguments of ``call`` that name axes of the measured tensor."""
+    """The arguments of ``call`` that name axes of the measured tensor: ``dim=``/``axis=``, and the
+    axes a reduction takes first, as a method (``x.sum((0, 1))``) or a function (``np.mean(x, (0, 1))``)."""
     receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-    on_measured = root_name(receiver) == measured
     args = positional(call)
-    if not on_measured and root_name(receiver) == "torch" and args and root_name(args[0].value) == measured:
-        on_measured, args = True, args[1:]
-    if not on_measured:
-        return []
+    if root_name(receiver) != measured:
+        if not args or root_name(args[0].value) != measured:
+            return []
+        args = args[1:]  # torch.sum(x, dim), np.mean(x, axis): the tensor comes first
     named = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value in _AXIS_KEYWORDS]
     return named + (args[:1] if method_name(call) in _REDUCTIONS else [])
 
