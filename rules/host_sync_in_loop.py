@@ -9,10 +9,14 @@ from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import ends_with, loop_state, read_names, runs_at_most_once
 from torchperf_lint.toolkit.functions import enclosing_loops, in_loop
 from torchperf_lint.toolkit.matching import method_name, walk
-from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
+from torchperf_lint.toolkit.types import ARRAY, FRAME, TENSOR, bound_value, kind_of
 
 _TO_PYTHON = frozenset({"item", "tolist"})
 _BUILTINS = frozenset({"bool", "int", "float"})
+#: Builtins that read the truth of every element of a tensor they are given.
+_TRUTH_BUILTINS = frozenset({"any", "all"})
+#: Values whose reductions are no tensor reads.
+_NOT_TENSORS = frozenset({ARRAY, FRAME})
 #: Tensor methods whose result is a scalar tensor that Python then reads.
 REDUCTIONS = frozenset(
     {
@@ -45,7 +49,7 @@ class HostSyncInLoop(Rule):
     name = "host-sync-in-loop"
     hint = "Compute the value once with a vectorised reduction before the loop."
     summary = "Tensor values read back into Python inside a loop"
-    message = "`{what}` reads a tensor value into Python on every iteration; compute it once outside the loop"
+    message = "{what} reads a tensor value into Python on every iteration; compute it once outside the loop"
     why = (
         "`.item()`, `.tolist()`, `.numpy()`, `int(t)` or an `if` on a tensor make Python wait for the "
         "value and convert it, once per iteration. In a loop over slices or passes that serialises "
@@ -58,15 +62,25 @@ class HostSyncInLoop(Rule):
         "Flagged inside `for`/`while` bodies, `while` tests and comprehensions (not a loop's own "
         "iterable, which runs once): `.item()` and `.tolist()`; `bool()`, `int()` or `float()` of a "
         "reduction (`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor "
-        "(`float(t[i])` with `t: torch.Tensor`, a loop target over an annotated `List[Tuple[Tensor, "
-        "...]]`, or the result of a function or `self.` method of the same file annotated to return a "
-        "tensor); and an `if` or `while` test that calls a reduction or `torch.equal`/`torch.allclose`, "
-        "or tests a known tensor (`if mask:`). One condition is one finding: a read inside a test that "
-        "is reported is not reported again. Exempt: values known to be NumPy arrays (annotated "
-        "`np.ndarray`, `npt.NDArray`, `NDArray[...]`, bound from `np.*` or `.numpy()`, or a chain "
-        "through an `np.*` call), whose reads are no tensor reads; a bare `.numpy()`, which is a "
-        "zero-copy view of a CPU tensor; code that runs at most once per loop because its branch, or "
-        "the loop body, ends in `return`, `break` or `raise`; a read that decides when its loop stops "
+        "(`float(t[i])` with `t: torch.Tensor`; an element of a tensor, as a loop or comprehension "
+        "target over it, through `zip`/`enumerate` or unpacked from it; a value of a `Dict[str, Tensor]` "
+        "or of a dict literal of tensors; builtin `sum`, `min` or `max` over a tensor; or the result of a "
+        "function of the project, or a `self.` method of the same file, that returns a tensor); and an "
+        "`if` or `while` test, a conditional expression (`a if mask.any() else b`) or a comprehension's "
+        "`if` that calls a reduction, `torch.equal`/`torch.allclose` or builtin `any`/`all` over a "
+        "tensor, tests a known tensor (`if mask:`), or tests a name bound to a reduction (`peak = "
+        "x.max()` ... `if peak > 0:`). One condition is one finding: a read inside a test that is "
+        "reported is not reported again. Exempt: values known to be NumPy arrays or pandas objects "
+        "(annotated `np.ndarray`, `npt.NDArray`, `NDArray[...]`, `pd.DataFrame`, bound from `np.*`, "
+        "`pd.*` or `.numpy()`, also after `if isinstance(x, torch.Tensor): x = x.numpy()`, where the "
+        "untaken arm holds no tensor; unpacked from one (`counts, edges = np.histogram(x)`), returned by a "
+        "function of the project annotated so, or a chain through an `np.*` call or a pandas-only method "
+        "such as `.isna()`), whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy "
+        "view of a CPU tensor; reads inside an `assert`, which checks a result (a benchmark checking each "
+        "candidate before timing it) and which `python -O` removes, so it is no part of the loop's work; "
+        "code that runs at most once per loop because its branch, or the loop body, ends in `return`, "
+        "`break` or `raise`, directly or in every arm of an `if`/`else`, `with`, `try` or `match`, and "
+        "no `continue` after it takes the loop round again; a read that decides when its loop stops "
         "from state the loop carries from one pass to the next (a `while` test on values the body "
         "recomputes, `changed = bool(...)` under `while changed:`, or an `if` that leaves the loop on "
         "a convergence test), since that value does not exist before the loop and cannot be read once "
@@ -109,6 +123,36 @@ class HostSyncInLoop(Rule):
         "        changed = bool((output > previous).any())\n    return output\n",
         "import torch\ndef f(roots, step):\n    for _ in range(4):\n        candidate = step(roots)\n"
         "        if not bool((candidate != roots).any()):\n            break\n        roots = candidate\n",
+        "import torch\ndef check(candidates, x, ref):\n    for name, fn in candidates.items():\n"
+        "        out = fn(x)\n"
+        "        assert int(out.max()) <= 255, name\n        assert bool((out == ref).all()), name\n",
+        "import torch\ndef _peak(t) -> torch.Tensor:\n    return t.amax()\ndef check(candidates, x):\n"
+        "    for fn in candidates:\n        assert float(_peak(fn(x))) < 1.0\n",
+        "import torch\nimport pandas as pd\ndef f(path, columns):\n    table = pd.read_csv(path)\n"
+        "    for c in columns:\n"
+        "        if table[c].isna().all():\n            continue\n",
+        "import torch\ndef f(frames):\n    for frame in frames:\n        if frame.isna().all().all():\n"
+        "            continue\n",
+        "import torch\nimport pandas as pd\ndef load(path) -> pd.DataFrame:\n    return pd.read_csv(path)\n"
+        "def f(paths):\n    for path in paths:\n        if load(path).notna().all().all():\n"
+        "            print(path)\n",
+        "import torch\nimport numpy as np\ndef f(samples):\n    for x in samples:\n"
+        "        counts, edges = np.histogram(x)\n"
+        "        if counts.any():\n            total = int(counts.sum())\n",
+        "import torch\nimport numpy as np\nfrom typing import Tuple\n"
+        "def hist(x) -> Tuple[np.ndarray, np.ndarray]:\n"
+        "    return np.histogram(x)\ndef f(samples):\n    for x in samples:\n        counts, _ = hist(x)\n"
+        "        if counts.max() > 0:\n            print(counts.tolist())\n",
+        "import torch\ndef f(x, n):\n    if isinstance(x, torch.Tensor):\n        x = x.numpy()\n"
+        "    for i in range(n):\n"
+        "        low = x.min()\n        if low == x.max():\n            print(i)\n",
+        "import torch\ndef f(tensors, lock):\n    for t in tensors:\n        value = t.item()\n"
+        "        with lock:\n"
+        "            return value\n",
+        "import torch\ndef _peak(t) -> torch.Tensor:\n    return t.amax()\ndef f(tensors):\n"
+        "    for t in tensors:\n"
+        "        try:\n            value = int(_peak(t))\n        except RuntimeError:\n            raise\n"
+        "        else:\n            return value\n",
     )
     invalid = (
         Invalid("import torch\nfor t in tensors:\n    total += t.item()\n", ((3, 14),)),
@@ -151,6 +195,67 @@ class HostSyncInLoop(Rule):
             "def f(img):\n    for fn_id in order():\n        if fn_id == 0:\n            img = img + 1\n",
             ((6, 12),),
         ),
+        Invalid(
+            "import torch\ndef f(mask):\n    rows = torch.nonzero(mask)[:, 0]\n"
+            "    return [int(r) for r in rows]\n",
+            ((4, 13),),
+        ),
+        Invalid(
+            "import torch\ndef order(n) -> torch.Tensor:\n    return torch.randperm(n)\ndef f(n, a):\n"
+            "    for i, k in enumerate(order(n)):\n        a[i] = a[int(k)]\n",
+            ((6, 18),),
+        ),
+        Invalid(
+            "import torch\ndef f(scores: torch.Tensor, n):\n    for i in range(n):\n"
+            "        best = max(scores[i])\n"
+            "        if best > 0.5:\n            print(i)\n",
+            ((5, 12),),
+        ),
+        Invalid(
+            "import torch\ndef _scores(x) -> torch.Tensor:\n    return x.softmax(0)\ndef f(xs):\n"
+            "    for x in xs:\n"
+            "        if sum(_scores(x)) > 0:\n            print(x)\n",
+            ((6, 12),),
+        ),
+        Invalid(
+            "import torch\ndef f(xs, fill):\n    for x in xs:\n        y = x if x.any() else fill\n", ((4, 18),)
+        ),
+        Invalid("import torch\ndef f(xs):\n    return [x for x in xs if x.any()]\n", ((3, 30),)),
+        Invalid(
+            "import torch\ndef _valid(x) -> torch.Tensor:\n    return x > 0\ndef f(xs, fill):\n"
+            "    return [x if _valid(x[0]) else fill for x in xs]\n",
+            ((5, 18),),
+        ),
+        Invalid(
+            "import torch\nfrom typing import Dict\ndef f(params: Dict[str, torch.Tensor], n):\n"
+            "    for i in range(n):\n"
+            "        if params['apply'][i]:\n            print(i)\n",
+            ((5, 12),),
+        ),
+        Invalid(
+            "import torch\ndef f(n):\n    drawn = {'p': torch.rand(n), 'sign': torch.rand(n) < 0.5}\n"
+            "    for i in range(n):\n"
+            "        if drawn['p'][i] > 0.5 and drawn['sign'][i]:\n            print(i)\n",
+            ((5, 12),),
+        ),
+        Invalid(
+            "import torch\nfrom typing import Dict\ndef params(n) -> Dict[str, torch.Tensor]:\n"
+            "    return {'p': torch.rand(n)}\n"
+            "def f(n):\n    for i, p in enumerate(params(n).values()):\n        if p[i] > 0.5:\n"
+            "            print(i)\n",
+            ((7, 12),),
+        ),
+        Invalid(
+            "import torch\ndef f(batches):\n    for x in batches:\n        peak = x.max()\n        if peak > 0:\n"
+            "            print(x)\n",
+            ((5, 12),),
+        ),
+        Invalid(
+            "import torch\ndef _peak(x) -> torch.Tensor:\n    return x.amax()\ndef f(batches):\n"
+            "    for x in batches:\n"
+            "        peak = _peak(x)\n        if peak > 0:\n            print(x)\n",
+            ((7, 12),),
+        ),
     )
 
     def __init__(self, ctx) -> None:
@@ -163,25 +268,39 @@ class HostSyncInLoop(Rule):
         converts = isinstance(node.func, cst.Name) and node.func.value in _BUILTINS and len(node.args) == 1
         if not (method in _TO_PYTHON or converts) or not self.ctx.imports_torch or not self._repeats():
             return
-        if self._reported_tests and any(id(a) in self._reported_tests for a in self.ctx.ancestors):
-            return  # one condition, one finding: the branch on it is already reported
+        if self._inside_reported_test_or_assert():
+            return
         if self._decides_stop_of_read():
             return
         if method in _TO_PYTHON:
-            if kind_of(self.ctx, node.func.value) != ARRAY:  # type: ignore[attr-defined]
-                self.report(node, what=f".{method}()")
+            if kind_of(self.ctx, node.func.value) not in _NOT_TENSORS:  # type: ignore[attr-defined]
+                self.report(node, what=f"`.{method}()`")
             return
         value = node.args[0].value
         if self._reads_tensor(value) or kind_of(self.ctx, value) == TENSOR:
-            self.report(node, what=f"{node.func.value}(...)")  # type: ignore[attr-defined]
+            self.report(node, what=f"`{node.func.value}(...)`")  # type: ignore[attr-defined]
 
     def visit_If(self, node: cst.If) -> None:
         if self.ctx.imports_torch and self._repeats() and not self._decides_stop(node, in_loop(self.ctx)):
-            self._check_test(node.test)
+            self._check_test(node.test, "`if` on a tensor")
 
     def visit_While(self, node: cst.While) -> None:
         if self.ctx.imports_torch and not self._decides_stop(node, node):
-            self._check_test(node.test)
+            self._check_test(node.test, "`while` on a tensor")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self.ctx.imports_torch and self._repeats() and not self._inside_reported_test_or_assert():
+            self._check_test(node.test, "`... if ... else ...` on a tensor")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        if self.ctx.imports_torch and self._repeats() and not self._inside_reported_test_or_assert():
+            self._check_test(node.test, "a comprehension's `if` on a tensor")
+
+    def _inside_reported_test_or_assert(self) -> bool:
+        """Inside a test already reported (one condition, one finding), or inside an ``assert``,
+        which checks a result (and ``python -O`` removes): it is no part of the loop's work."""
+        reported = self._reported_tests
+        return any(id(a) in reported or type(a) is cst.Assert for a in self.ctx.ancestors)
 
     def _decides_stop(self, owner: cst.If | cst.While, loop: cst.CSTNode | None) -> bool:
         """Whether ``owner``'s test decides when ``loop`` stops (a ``while`` test, or an ``if`` whose
@@ -224,23 +343,41 @@ class HostSyncInLoop(Rule):
         loops = [innermost, *(n for n in enclosing_loops(self.ctx) if n is not innermost)]
         return any(not runs_at_most_once(ancestors, loop) for loop in loops)
 
-    def _check_test(self, test: cst.BaseExpression) -> None:
+    def _check_test(self, test: cst.BaseExpression, what: str) -> None:
+        """Report ``test`` when its truth is read from a tensor: it calls a reduction, tests a known
+        tensor, or tests a name bound to a reduction (``peak = x.max()`` ... ``if peak > 0:``)."""
         calls = (n for n in walk(test, into_functions=False) if isinstance(n, cst.Call))
-        if any(self._reads_tensor(n) for n in calls) or any(
-            kind_of(self.ctx, operand) == TENSOR for operand in _operands(test)
+        operands = _operands(test)
+        names = (n for o in operands for n in _sides(o) if isinstance(n, cst.Name))
+        if (
+            any(self._reads_tensor(n) for n in calls)
+            or any(kind_of(self.ctx, operand) == TENSOR for operand in operands)
+            or any(self._reads_tensor(bound_value(self.ctx, n)) for n in names)
         ):
             self._reported_tests.add(id(test))
-            self.report(test, what="a branch on a tensor value")
+            self.report(test, what=what)
 
-    def _reads_tensor(self, node: cst.BaseExpression) -> bool:
+    def _reads_tensor(self, node: cst.BaseExpression | None) -> bool:
+        """A call whose value Python reads from a tensor: a reduction of a value not known to be
+        NumPy or pandas, ``torch.equal``..., or builtin ``any``/``all`` over a known tensor."""
         if not isinstance(node, cst.Call):
             return False
         qualname = self.ctx.qualname(node.func)
         if qualname is not None:
             return qualname in TORCH_READS
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in _TRUTH_BUILTINS and len(node.args) == 1:
+            return kind_of(self.ctx, node.args[0].value) == TENSOR
         if method_name(node) not in REDUCTIONS:
             return False
-        return kind_of(self.ctx, node.func.value) != ARRAY  # type: ignore[attr-defined]
+        return kind_of(self.ctx, node.func.value) not in _NOT_TENSORS  # type: ignore[attr-defined]
+
+
+def _sides(operand: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What an operand compares: ``peak`` and ``0`` in ``peak > 0``; the operand itself otherwise."""
+    if isinstance(operand, cst.Comparison):
+        return [operand.left, *(target.comparator for target in operand.comparisons)]
+    return [operand]
 
 
 def _operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -76,3 +76,40 @@ def test_a_loop_carries_what_its_body_reads_before_binding_it():
         "    while edges.any():\n        mark(edges)\n        old = edges\n        edges = step(old)\n"
     )
     assert carried_reads(source) == [(5, True), (6, False), (8, False), (11, True)]
+
+
+def test_a_with_try_or_match_every_way_through_which_leaves_runs_once():
+    source = (
+        "def f(xs, lock, k):\n    for x in xs:\n        mark()\n        with lock:\n            return x\n"
+        "    for x in xs:\n        mark()\n        try:\n            y = g(x)\n        except ValueError:\n"
+        "            raise\n        else:\n            return y\n"
+        "    for x in xs:\n        mark()\n        try:\n            y = g(x)\n        except ValueError:\n"
+        "            continue\n        return y\n"
+        "    for x in xs:\n        mark()\n        try:\n            g(x)\n        finally:\n            break\n"
+        "    for x in xs:\n        mark()\n        match k:\n            case 1:\n                return x\n"
+        "            case _:\n                break\n"
+        "    for x in xs:\n        mark()\n        match k:\n            case 1:\n                return x\n"
+        "    for x in xs:\n        mark()\n        try:\n            return g(x)\n        except ValueError:\n"
+        "            pass\n"
+    )
+    assert once_per_mark(source) == [
+        (3, [True]),
+        (7, [True]),
+        (15, [False]),
+        (22, [True]),
+        (28, [True]),
+        (35, [False]),
+        (40, [False]),
+    ]
+
+
+def test_a_continue_after_the_node_takes_the_loop_round_again():
+    source = (
+        "def f(xs):\n    for x in xs:\n        if skip(x):\n            continue\n        mark()\n"
+        "        return x\n"
+        "    for x in xs:\n        if ok(x):\n            mark()\n            if again(x):\n"
+        "                continue\n"
+        "            return x\n    for x in xs:\n        mark()\n        for y in x:\n            continue\n"
+        "        return x\n"
+    )
+    assert once_per_mark(source) == [(5, [True]), (9, [False]), (14, [True])]

@@ -5,7 +5,17 @@ from __future__ import annotations
 import libcst as cst
 from facts import probe
 
-from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
+from torchperf_lint.toolkit.types import (
+    ARRAY,
+    FRAME,
+    ITEMS,
+    TENSOR,
+    TUPLE,
+    VALUES,
+    bound_value,
+    kind_of,
+    project_kind,
+)
 
 
 def kinds_of_calls_to_use(source: str) -> list[tuple[int, object]]:
@@ -109,3 +119,132 @@ def test_a_local_binding_shadows_a_function_of_the_file():
         "def f(helper):\n    use(helper())\n"
     )
     assert kinds_of_calls_to_use(source) == [(5, None)]
+
+
+def test_unpacking_a_tensor_or_array_gives_its_rows():
+    source = (
+        "import numpy as np\nimport torch\ndef f(x, t: torch.Tensor):\n    counts, edges = np.histogram(x)\n"
+        "    values, indices = t.max(0)\n    first, *rest = t\n    n, c = t.shape[:2]\n"
+        "    use(counts); use(edges); use(values); use(indices); use(first); use(rest); use(n)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [
+        (8, k) for k in (ARRAY, ARRAY, TENSOR, TENSOR, TENSOR, (ITEMS, TENSOR), None)
+    ]
+
+
+def test_comprehension_targets_hold_the_items_they_iterate():
+    source = (
+        "import torch\ndef f(t: torch.Tensor, xs, d):\n    [use(v) for v in t]\n    [use(x) for x in xs]\n"
+        "    [use(b) for a in t for b in a]\n    [use(i) or use(v) for i, v in enumerate(t)]\n"
+        "    {k: use(v) for k, v in d.items()}\n    v = 1\n    use(v)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [
+        (3, TENSOR),
+        (4, None),
+        (5, TENSOR),
+        (6, None),
+        (6, TENSOR),
+        (7, None),
+        (9, None),
+    ]
+
+
+def test_builtins_over_a_tensor():
+    source = (
+        "import torch\ndef f(t: torch.Tensor, s: torch.Tensor, n):\n"
+        "    use(max(t)); use(sum(t)); use(min(t, s)); use(max(t, n)); use(abs(t)); use(any(t))\n"
+        "    for a, b in zip(t, range(n)):\n        use(a); use(b)\n    for row in sorted(t):\n        use(row)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(3, k) for k in (TENSOR, TENSOR, TENSOR, None, TENSOR, None)] + [
+        (5, TENSOR),
+        (5, None),
+        (7, TENSOR),
+    ]
+
+
+def test_dicts_of_tensors_give_their_values_not_their_keys():
+    source = (
+        "import torch\nfrom typing import Dict, Mapping\n"
+        "def f(p: Dict[str, torch.Tensor], m: Mapping[str, torch.Tensor], n):\n"
+        "    drawn = {'a': torch.rand(n), 'b': torch.zeros(n)}\n    mixed = {'a': torch.rand(n), 'b': n}\n"
+        "    use(p['a']); use(m.get('a')); use(drawn['b']); use(mixed['a'])\n"
+        "    for key in p:\n        use(key)\n    for value in drawn.values():\n        use(value)\n"
+        "    for key, value in m.items():\n        use(key); use(value)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(6, k) for k in (TENSOR, TENSOR, TENSOR, None)] + [
+        (8, None),
+        (10, TENSOR),
+        (12, None),
+        (12, TENSOR),
+    ]
+
+
+def test_pandas_objects_are_frames_and_their_arrays_arrays():
+    source = (
+        "import pandas as pd\nimport torch\ndef f(path, frames, x: pd.Series):\n    table = pd.read_csv(path)\n"
+        "    use(table); use(table['a'].isna()); use(x.all()); use(table.values); use(table.to_numpy())\n"
+        "    for frame in frames:\n        use(frame.isna().all()); use(frame.loc[0]); use(frame.sum())\n"
+        "    use(pd.api.types.is_numeric_dtype(x))\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(5, k) for k in (FRAME, FRAME, FRAME, ARRAY, ARRAY)] + [
+        (7, FRAME),
+        (7, FRAME),
+        (7, None),
+        (8, None),
+    ]
+
+
+def test_what_a_project_function_returns_as_the_kernel_map_records_it():
+    assert [
+        project_kind(text) for text in ("tensor", "frame", "items:array", "values:tensor", "size:0", None)
+    ] == [
+        TENSOR,
+        FRAME,
+        (ITEMS, ARRAY),
+        (VALUES, TENSOR),
+        None,
+        None,
+    ]
+    assert project_kind("tuple:,tensor,array") == (TUPLE, (None, TENSOR, ARRAY))
+    assert project_kind("tuple:,") is None
+
+
+def values_bound_to_names_used(source: str) -> list[tuple[int, object]]:
+    """The source of the expression the argument of every ``use(name)`` was bound to (None: none)."""
+
+    def ask(ctx, node: cst.Call):
+        if getattr(node.func, "value", None) != "use":
+            return "skip"
+        found = bound_value(ctx, node.args[0].value)
+        return None if found is None else cst.Module([]).code_for_node(found)
+
+    return [(line, found) for line, found in probe(source, cst.Call, ask) if found != "skip"]
+
+
+def test_a_name_keeps_the_expression_one_binding_gave_it():
+    source = (
+        "import torch\ndef f(x, c, xs):\n    peak = x.max()\n    use(peak)\n    if c:\n        peak = x.min()\n"
+        "    use(peak)\n    total = x.sum()\n    if c:\n        print(c)\n    use(total)\n    total += 1\n"
+        "    use(total)\n"
+        "    use(x)\n    a, b = xs\n    use(a)\n    [use(peak) for peak in xs]\n"
+    )
+    assert values_bound_to_names_used(source) == [
+        (4, "x.max()"),
+        (7, None),
+        (11, "x.sum()"),
+        (13, None),
+        (14, None),
+        (16, None),
+        (17, None),
+    ]
+
+
+def test_a_name_converted_to_numpy_when_it_is_a_tensor_holds_an_array_afterwards():
+    source = (
+        "import numpy as np\nimport torch\ndef f(x, y, t: torch.Tensor, z):\n"
+        "    if isinstance(x, torch.Tensor):\n        x = x.numpy()\n    use(x)\n"
+        "    if isinstance(y, torch.Tensor):\n        y = y.numpy()\n    else:\n        use(y)\n    use(y)\n"
+        "    if isinstance(t, torch.Tensor):\n        t = t.numpy()\n    use(t)\n"
+        "    if isinstance(z, torch.Tensor):\n        z = z.float()\n    use(z)\n"
+    )
+    assert kinds_of_calls_to_use(source) == [(6, ARRAY), (10, None), (11, ARRAY), (14, None), (17, None)]

@@ -208,3 +208,54 @@ def test_a_function_returning_an_astype_result_returns_an_array():
         b"import numpy as np\n\ndef as_float(a):\n    return a.astype(np.float32)\n", "pkg.io", False
     )
     assert KernelMap([summary]).returns("pkg.io.as_float") == "array"
+
+
+def test_a_summary_records_the_containers_and_measures_a_function_returns():
+    summary = summarize_bytes(
+        b"import numpy as np\nimport pandas as pd\nimport torch\nfrom typing import Dict, List, Tuple\n\n"
+        b"def pair(x) -> Tuple[np.ndarray, np.ndarray]:\n    return np.histogram(x)\n\n"
+        b"def mixed(x) -> tuple[int, torch.Tensor]:\n    return 1, torch.zeros(1)\n\n"
+        b"def rows(x) -> List[torch.Tensor]:\n    return list(x)\n\n"
+        b"def table(x) -> Dict[str, torch.Tensor]:\n    return {}\n\n"
+        b"def frame(path) -> pd.DataFrame:\n    return pd.read_csv(path)\n\n"
+        b"def raw(path):\n    return pd.read_csv(path)\n\n"
+        b"def both(x):\n    return torch.zeros(1), np.zeros(1)\n\n"
+        b"def channels(img):\n    if img.ndim == 2:\n        return 1\n    return img.shape[-3]\n\n"
+        b"def shape(x, y) -> torch.Size:\n    return y.size()\n\n"
+        b"def inner(x):\n    return x.stride(1)\n\n"
+        b"def forwarded(x):\n    return channels(x)\n\n"
+        b"def counts(x) -> Tuple[int, int]:\n    return 1, 2\n",
+        "pkg.m",
+        False,
+    )
+    recorded = {f.name: f.returns for f in summary.functions}
+    assert recorded == {
+        "pair": "type:tuple[numpy.ndarray,numpy.ndarray]",
+        "mixed": "type:tuple[,torch.Tensor]",
+        "rows": "type:items[torch.Tensor]",
+        "table": "type:values[torch.Tensor]",
+        "frame": "type:pandas.DataFrame",
+        "raw": "frame",
+        "both": "tuple:tensor,array",
+        "channels": "size:0",
+        "shape": "shape:1",
+        "inner": "stride:0",
+        "forwarded": "=pkg.m.channels",
+        "counts": None,
+    }
+    kernel_map = KernelMap([summary])
+    kinds = {name: kernel_map.returns(f"pkg.m.{name}") for name in recorded}
+    assert kinds == {
+        "pair": "tuple:array,array",
+        "mixed": "tuple:,tensor",
+        "rows": "items:tensor",
+        "table": "values:tensor",
+        "frame": "frame",
+        "raw": "frame",
+        "both": "tuple:tensor,array",
+        "channels": "size:0",
+        "shape": "shape:1",
+        "inner": "stride:0",
+        "forwarded": None,  # a measure names the callee's parameter, not necessarily the caller's
+        "counts": None,
+    }

@@ -39,6 +39,16 @@ HEAVY_OPS = frozenset(
 
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+#: pandas containers: their reductions are no tensor reads.
+FRAME_TYPES = frozenset(
+    {"pandas.DataFrame", "pandas.Series", "pandas.Index", "pandas.core.frame.DataFrame"}
+    | {"pandas.core.series.Series"}
+)
+
+#: What a project function can return about the geometry of a positional parameter, recorded as
+#: ``<measure>:<position>``: ``shape:0`` (``x.shape``, ``x.size()``), ``size:0`` (``x.shape[-1]``,
+#: ``x.size(1)``), ``strides:0`` (``x.stride()``) and ``stride:0`` (``x.stride(1)``).
+MEASURES = frozenset({"shape", "size", "strides", "stride"})
 
 #: Exceptions whose ``raise`` outside an ``except`` block rejects an argument.
 VALIDATION_ERRORS = frozenset(

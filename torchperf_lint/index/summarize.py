@@ -21,6 +21,7 @@ from torchperf_lint.vocabulary import (
     GRAD_ENABLERS,
     HEAVY_OPS,
     INFERENCE_MODE,
+    MEASURES,
     NO_GRAD,
     PRAGMA,
     VALIDATION_ERRORS,
@@ -148,6 +149,7 @@ class _ModuleReader:
         params = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
         shadowed = frozenset(a.arg for a in (*params, arguments.vararg, arguments.kwarg) if a is not None)
         scanner = _Scanner(self, outer, shadowed, owner)
+        scanner.positions = {a.arg: i for i, a in enumerate((*arguments.posonlyargs, *arguments.args))}
         guard = None
         for decorator in node.decorator_list:
             guard = scanner.guard_of(decorator) or guard
@@ -233,6 +235,8 @@ class _Scanner:
         self.nested: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.validated: set[str] = set()
         self.return_kinds: set[str | None] = set()
+        #: Positional parameters by name, with their positions (what a returned measure refers to).
+        self.positions: dict[str, int] = {}
         self.order = 0  # statements read so far, in source order
         self.returns_inference = False
         #: Names last bound under ``inference_mode``: they hold inference tensors.
@@ -270,11 +274,35 @@ class _Scanner:
         return self.resolve(node) if isinstance(node, ast.Name | ast.Attribute) else None
 
     def returns_kind(self, annotation: ast.expr | None) -> str | None:
-        declared = self.annotation(annotation)
+        """What the function returns: a measure of a parameter (``size:0``) where every return that
+        is not an integer literal gives the same one, else its declared type, else the one kind
+        every return gives."""
+        measured = self.return_kinds - {_INT}
+        only = next(iter(measured)) if len(measured) == 1 else None
+        if only is not None and only.partition(":")[0] in MEASURES:
+            return only
+        declared = self.return_annotation(annotation)
         if declared is not None:
             return f"type:{declared}"
-        kinds = self.return_kinds
+        kinds = {None if kind == _INT else kind for kind in self.return_kinds}
         return kinds.pop() if len(kinds) == 1 else None
+
+    def return_annotation(self, node: ast.expr | None) -> str | None:
+        """A return annotation's type; for a container of one known type, ``items[T]`` (a list,
+        sequence, iterable or ``tuple[T, ...]``), ``values[T]`` (a dict's values) or
+        ``tuple[T1,T2,...]`` (an item of no plain type left empty)."""
+        if isinstance(node, ast.Subscript):
+            base = self.resolve(node.value) or (node.value.id if isinstance(node.value, ast.Name) else None)
+            arguments = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if base in _SEQUENCES and len(arguments) == 1:
+                return _container("items", [self.annotation(arguments[0])])
+            if base in _TUPLES and len(arguments) == 2 and _is_ellipsis(arguments[1]):
+                return _container("items", [self.annotation(arguments[0])])
+            if base in _TUPLES:
+                return _container("tuple", [self.annotation(argument) for argument in arguments])
+            if base in _MAPPINGS and len(arguments) == 2:
+                return _container("values", [self.annotation(arguments[1])])
+        return self.annotation(node)
 
     def guard_of(self, node: ast.expr) -> str | None:
         call = node if isinstance(node, ast.Call) else None
@@ -414,6 +442,8 @@ class _Scanner:
         self.calls.append(Call(callee, self.order, guard, tuple(slots), validated))
 
     def _value_kind(self, node: ast.expr) -> str | None:
+        if _is_int(node):
+            return _INT
         if _reads_grad_state(node, self):
             return "grad-flag"
         imported = _optional_import(node)
@@ -426,6 +456,13 @@ class _Scanner:
                 return "device-type"
         if _gives_parameters(node):
             return "parameters"
+        measure = self._measure(node)
+        if measure is not None:
+            return measure
+        if isinstance(node, ast.Tuple) and node.elts:
+            items = [self._value_kind(element) for element in node.elts]
+            parts = [item if item in ("tensor", "array", "frame") else "" for item in items]
+            return "tuple:" + ",".join(parts) if any(parts) else None  # type: ignore[arg-type]
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "astype":
@@ -435,11 +472,66 @@ class _Scanner:
                 return None
             if callee.startswith("numpy."):
                 return "array"
+            if callee.startswith("pandas."):
+                return "frame"
             namespace, _, name = callee.rpartition(".")
             if namespace in ("torch", "torch.nn.functional") and name[:1].islower() and not name.startswith("is_"):
                 return "tensor"
             return f"={callee}"
         return None
+
+    def _measure(self, node: ast.expr) -> str | None:
+        """``shape:i`` for parameter ``i``'s shape (``x.shape``, ``x.size()``, a slice of either),
+        ``size:i`` for one of its sizes (``x.shape[-1]``, ``x.size(1)``), ``strides:i`` and
+        ``stride:i`` likewise for ``x.stride()``; None for anything else."""
+        element = False
+        if isinstance(node, ast.Subscript):
+            if _is_int(node.slice):
+                element = True
+            elif not isinstance(node.slice, ast.Slice):
+                return None
+            node = node.value
+        if isinstance(node, ast.Attribute) and node.attr == "shape":
+            what, base = "size" if element else "shape", node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MEASURES:
+            indexed = len(node.args) == 1 and _is_int(node.args[0]) and not node.keywords
+            if (node.args or node.keywords) and not indexed or (indexed and element):
+                return None
+            what, base = _MEASURES[node.func.attr][indexed or element], node.func.value
+        else:
+            return None
+        position = self.positions.get(base.id) if isinstance(base, ast.Name) else None
+        return None if position is None else f"{what}:{position}"
+
+
+#: ``x.size()``/``x.stride()`` give a whole shape or stride tuple, ``x.size(1)``/``x.stride(1)`` one entry.
+_MEASURES = {"size": ("shape", "size"), "stride": ("strides", "stride")}
+_INT = "int"
+_SEQUENCES = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "collections.abc")
+    for name in ("List", "Sequence", "Iterable", "Iterator", "MutableSequence", "Collection")
+) | {"list"}
+_TUPLES = frozenset({"typing.Tuple", "tuple"})
+_MAPPINGS = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "collections.abc", "collections")
+    for name in ("Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict")
+) | {"dict"}
+
+
+def _container(tag: str, items: list[str | None]) -> str | None:
+    return f"{tag}[{','.join(item or '' for item in items)}]" if any(items) else None
+
+
+def _is_ellipsis(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _is_int(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def _reads_grad_state(node: ast.expr, scanner: _Scanner) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from torchperf_lint.index.claims import Claim
 
 #: Bumped whenever the summaries' shape or meaning changes, so stored ones are rebuilt.
-FORMAT = 10
+FORMAT = 11
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,13 @@ class FunctionSummary:
     claims: tuple[Claim, ...] = ()
     pragma: bool = False
     params: tuple[Param, ...] = ()
-    #: ``tensor``, ``array``, ``grad-flag`` (a ``requires_grad`` or grad-mode read), ``parameters`` (a
-    #: module's learnable parameters), ``module:name`` (a module imported by name, as optional-import
-    #: helpers do), ``device-type`` (``x.device.type``), ``scalar`` (a Python number read out of a
-    #: value: ``x.item()``, ``float(t)``), ``=pkg.mod.f`` (whatever that function returns), or None.
+    #: ``type:T`` (a declared type: a dotted name, or ``items[T]``, ``values[T]``, ``tuple[T1,T2]``),
+    #: ``tensor``, ``array``, ``frame``, ``tuple:tensor,array`` (a returned tuple), ``grad-flag`` (a
+    #: ``requires_grad`` or grad-mode read), ``parameters`` (a module's learnable parameters),
+    #: ``module:name`` (a module imported by name, as optional-import helpers do), ``device-type``
+    #: (``x.device.type``), ``scalar`` (a Python number read out of a value: ``x.item()``, ``float(t)``),
+    #: ``=pkg.mod.f`` (whatever that function returns), a measure of a positional parameter
+    #: (``shape:0``, ``size:0``, ``strides:0``, ``stride:0``), or None.
     returns: str | None = None
     #: The grad guard a decorator puts around the whole body.
     guard: str | None = None

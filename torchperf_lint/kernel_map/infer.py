@@ -27,7 +27,7 @@ from fnmatch import fnmatchcase
 from torchperf_lint.index.conditions import renamed
 from torchperf_lint.index.summary import Call, Check, FunctionSummary, ModuleSummary
 from torchperf_lint.kernel_map.facts import FileFacts, FunctionRole, Prevalidation, Scope
-from torchperf_lint.vocabulary import ARRAY_TYPES, TENSOR_TYPES
+from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, MEASURES, TENSOR_TYPES
 
 _ALIAS_DEPTH = 8
 _CHAIN_NAMES_SHOWN = 2
@@ -104,20 +104,36 @@ class KernelMap:
         resolved = self.resolve(dotted)
         if resolved in TENSOR_TYPES:
             return "tensor"
-        return "array" if resolved in ARRAY_TYPES else None
+        if resolved in ARRAY_TYPES:
+            return "array"
+        return "frame" if resolved in FRAME_TYPES else None
 
     def returns(self, qualname: str, seen: frozenset[str] = frozenset()) -> str | None:
-        """What a project function returns: ``tensor``, ``array``, ``grad-flag`` or None."""
+        """What a project function returns: ``tensor``, ``array``, ``frame``, a container of them
+        (``items:tensor``, ``values:array``, ``tuple:tensor,,array``), ``grad-flag``, a measure of a
+        parameter (``size:0``: a size of its first parameter), or None."""
         function = self.functions.get(qualname)
         if function is None or function.returns is None or qualname in seen:
             return None
         declared = function.returns
         if declared.startswith("type:"):
-            return self.kind_of_type(declared[5:])
+            return self._declared_kind(declared[5:])
         if declared.startswith("="):
-            callee = self.resolve(declared[1:])
-            return self.returns(callee, seen | {qualname})
+            found = self.returns(self.resolve(declared[1:]), seen | {qualname})
+            # a measure names the callee's parameter, which need not be this function's
+            return None if found is not None and found.partition(":")[0] in MEASURES else found
         return declared
+
+    def _declared_kind(self, declared: str) -> str | None:
+        """The kind a declared return type gives: ``tensor`` for ``torch.Tensor``, ``items:tensor`` for
+        ``items[torch.Tensor]``, ``tuple:,tensor`` for ``tuple[int,torch.Tensor]``."""
+        tag, bracket, rest = declared.partition("[")
+        if not bracket:
+            return self.kind_of_type(declared)
+        parts = [self.kind_of_type(part or None) or "" for part in rest.rstrip("]").split(",")]
+        if not any(parts):
+            return None
+        return f"tuple:{','.join(parts)}" if tag == "tuple" else f"{tag}:{parts[0]}"
 
     # --- who calls whom --------------------------------------------------------------------------
 

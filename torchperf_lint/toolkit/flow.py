@@ -1,8 +1,9 @@
 """Which statements run together: exits that make code run at most once, or exclude what follows.
 
-A loop body that always leaves (its last statement is ``return``, ``break`` or ``raise``) runs once,
-and so does a branch inside the loop that ends in one of them. A branch that ends in ``return`` or
-``raise`` never runs before the code after its ``if``. Everything here reads the engine's ancestor
+A loop body that always leaves (its last statement is ``return``, ``break`` or ``raise``, or an
+``if``/``else``, ``with``, ``try`` or ``match`` every way through which leaves) runs once, and so does
+a branch inside the loop that ends in one of them. A branch that ends in ``return`` or ``raise``
+never runs before the code after its ``if``. Everything here reads the engine's ancestor
 stack, or ancestors a rule saved, so it costs the depth of the node, not a pass over the function.
 """
 
@@ -18,22 +19,58 @@ from torchperf_lint.toolkit.traversal import children
 #: Statements after which control never reaches the next statement of the same block.
 _LEAVING = (cst.Return, cst.Raise, cst.Break)
 _FUNCTION_EXITS = (cst.Return, cst.Raise)
-_BLOCK_OWNERS = (cst.If, cst.Else, cst.For, cst.While, cst.With, cst.Try, cst.ExceptHandler, cst.Finally)
+#: Nodes a ``continue`` inside belongs to (or cannot leave).
+_LOOPS_AND_SCOPES = (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_BLOCK_OWNERS = (
+    cst.If,
+    cst.Else,
+    cst.For,
+    cst.While,
+    cst.With,
+    cst.Try,
+    cst.TryStar,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
 
 
 def ends_with(block: cst.BaseSuite, kinds: tuple[type, ...]) -> bool:
-    """Whether the last statement of ``block`` is one of ``kinds`` (``return``, ``break``...)."""
+    """Whether every way through the last statement of ``block`` ends in one of ``kinds``
+    (``return``, ``break``...): the statement itself, or each arm of a compound statement."""
     statements = block.body
     if not statements:
         return False
     last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine):
+    if isinstance(last, cst.SimpleStatementLine | cst.SimpleStatementSuite):
         return bool(last.body) and (
             isinstance(last.body[-1], kinds) or (cst.Raise in kinds and _fails(last.body[-1]))
         )
-    if isinstance(last, cst.If) and isinstance(last.orelse, cst.Else | cst.If):
-        return ends_with(last.body, kinds) and _orelse_ends_with(last.orelse, kinds)
+    if isinstance(last, cst.If):
+        return isinstance(last.orelse, cst.Else | cst.If) and (
+            ends_with(last.body, kinds) and _orelse_ends_with(last.orelse, kinds)
+        )
+    if isinstance(last, cst.With):
+        return ends_with(last.body, kinds)
+    if isinstance(last, cst.Try | cst.TryStar):
+        return _try_ends_with(last, kinds)
+    if isinstance(last, cst.Match):
+        return _irrefutable(last.cases[-1].pattern) and all(ends_with(case.body, kinds) for case in last.cases)
     return False
+
+
+def _try_ends_with(node: cst.Try | cst.TryStar, kinds: tuple[type, ...]) -> bool:
+    """A ``finally`` that leaves always leaves; otherwise the body (or its ``else``) and every handler must."""
+    if node.finalbody is not None and ends_with(node.finalbody.body, kinds):
+        return True
+    body = node.orelse.body if node.orelse is not None else node.body
+    return ends_with(body, kinds) and all(ends_with(handler.body, kinds) for handler in node.handlers)
+
+
+def _irrefutable(pattern: cst.MatchPattern) -> bool:
+    """``case _:`` or ``case name:``, which match anything."""
+    return isinstance(pattern, cst.MatchAs) and pattern.pattern is None
 
 
 def _fails(statement: cst.BaseSmallStatement) -> bool:
@@ -60,7 +97,8 @@ def _orelse_ends_with(orelse: cst.If | cst.Else, kinds: tuple[type, ...]) -> boo
 
 def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bool:
     """Whether the node whose ancestors are given runs at most once per entry into ``loop``: the
-    loop's body, or a block between it and the node, always leaves the loop (or the function).
+    loop's body, or a block between it and the node, always leaves the loop (or the function), and
+    no ``continue`` after the node takes the loop round again first.
 
     Below an inner loop, ``break`` only leaves that inner loop, so there only ``return`` and
     ``raise`` count.
@@ -74,9 +112,33 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
         if isinstance(node, cst.For | cst.While):
             leaving = _FUNCTION_EXITS
         elif isinstance(node, cst.BaseSuite) and isinstance(ancestors[index - 1], _BLOCK_OWNERS):
-            if ends_with(node, leaving):
+            if ends_with(node, leaving) and not _continues_after(ancestors, index):
                 return True
     return False
+
+
+def _continues_after(ancestors: Sequence[cst.CSTNode], index: int) -> bool:
+    """Whether a statement after the node's path, in the block ``ancestors[index]`` or a block below
+    it, holds a ``continue`` of the loop around that block (one inside an inner loop is that loop's)."""
+    for level in range(index, len(ancestors) - 1):
+        node = ancestors[level]
+        if isinstance(node, _LOOPS_AND_SCOPES):
+            return False
+        if isinstance(node, cst.IndentedBlock | cst.SimpleStatementSuite | cst.Module):
+            child = ancestors[level + 1]
+            statements = list(node.body)
+            position = next((i for i, s in enumerate(statements) if s is child), len(statements))
+            if any(_has_continue(s) for s in statements[position + 1 :]):
+                return True
+    return False
+
+
+def _has_continue(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Continue):
+        return True
+    if isinstance(node, _LOOPS_AND_SCOPES):
+        return False
+    return any(_has_continue(child) for child in children(node))
 
 
 def excludes(earlier: Sequence[cst.CSTNode], later: Sequence[cst.CSTNode]) -> bool:

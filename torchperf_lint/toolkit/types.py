@@ -1,10 +1,14 @@
-"""What a name holds: a torch tensor, a NumPy array, or unknown (None).
+"""What a name holds: a torch tensor, a NumPy array, a pandas object, or unknown (None).
 
 Facts are built once per function (or module body) in one pass in source order, from parameter
-annotations (``torch.Tensor``, ``np.ndarray``, ``npt.NDArray[...]``, optional forms of them) and from
-the value each assignment binds (``torch.*`` functions, ``np.*`` calls, ``.numpy()``, method chains on
-a known value). A binding takes effect after its right-hand side is read: in ``mean = torch.tensor(mean)``
-the argument is what ``mean`` held before. Rules whose message claims a tensor treat unknown as not one.
+annotations (``torch.Tensor``, ``np.ndarray``, ``npt.NDArray[...]``, ``pd.DataFrame``, optional forms
+and containers of them) and from the value each assignment binds (``torch.*`` functions, ``np.*`` and
+``pd.*`` calls, ``.numpy()``, method chains on a known value, what a project function returns as the
+kernel map records it); unpacking and iteration give the items' kind, and a comprehension's targets
+hold the items of what they iterate. A binding takes effect after its right-hand side is read: in
+``mean = torch.tensor(mean)`` the argument is what ``mean`` held before. Each binding also keeps the
+expression it bound, where one binding reaches a read (``bound_value``). Rules whose message claims a
+tensor treat unknown as not one.
 """
 
 from __future__ import annotations
@@ -19,16 +23,16 @@ from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.matching import int_value
 from torchperf_lint.toolkit.traversal import children
+from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, TENSOR_TYPES
 
-TENSOR, ARRAY = "tensor", "array"
-#: ``TENSOR``, ``ARRAY``, None (unknown), or for annotated containers ``("items", kind)`` (a list or
-#: iterable of one kind) and ``("tuple", (kind, ...))`` (a fixed tuple): what iterating, indexing or
-#: unpacking them gives.
+TENSOR, ARRAY, FRAME = "tensor", "array", "frame"
+#: ``TENSOR``, ``ARRAY``, ``FRAME`` (a pandas DataFrame, Series or Index), None (unknown), or for
+#: containers ``("items", kind)`` (a list or iterable of one kind), ``("tuple", (kind, ...))`` (a
+#: fixed tuple) and ``("values", kind)`` (a dict whose values are of one kind): what iterating,
+#: indexing or unpacking them gives.
 Kind = str | tuple | None
-ITEMS, TUPLE = "items", "tuple"
+ITEMS, TUPLE, VALUES = "items", "tuple", "values"
 
-_TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-_ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
 _OPTIONAL = frozenset({"typing.Optional"})
 _SEQUENCES = frozenset(
     f"{module}.{name}"
@@ -36,6 +40,11 @@ _SEQUENCES = frozenset(
     for name in ("List", "Sequence", "Iterable", "Iterator", "MutableSequence", "Collection")
 ) | {"list"}
 _TUPLES = frozenset({"typing.Tuple", "tuple"})
+_MAPPINGS = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "collections.abc", "collections")
+    for name in ("Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict")
+) | {"dict"}
 #: Namespaces whose functions return tensors, apart from the queries and settings below.
 _TENSOR_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
 _NOT_TENSOR_PREFIXES = ("is_", "get_", "set_", "use_", "are_", "manual_seed", "promote_types", "result_type")
@@ -49,6 +58,17 @@ _NOT_TENSOR_METHODS = frozenset(
     "equal get_device untyped_storage storage type backward register_hook".split()
 )
 _NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
+#: Methods only pandas objects have: a chain through one is no tensor, whatever its receiver was.
+_PANDAS_METHODS = frozenset(
+    "isna isnull notna notnull dropna fillna iterrows itertuples groupby value_counts nunique idxmax "
+    "idxmin reset_index set_index to_frame pivot_table".split()
+)
+_PANDAS_ATTRIBUTES = frozenset({"loc", "iloc", "at", "iat", "str", "dt"})
+_NOT_FRAME_METHODS = frozenset({"item", "tolist", "to_list", "to_dict", "to_string", "to_csv", "to_json"})
+#: Builtins that return their argument's items in a list (or an iterator over them).
+_ITEM_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed", "iter"})
+#: Builtins that return one of their argument's items (or a sum of them): ``max(t)`` is a 0-d tensor.
+_PICK_BUILTINS = frozenset({"sum", "min", "max"})
 _VALUE_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
@@ -65,25 +85,73 @@ class Kinds:
     """Per name, the kind each binding gives it, by the statement index from which it holds."""
 
     order: dict[int, int] = field(default_factory=dict)  # id(statement) -> source-order index
-    bindings: dict[str, list[tuple[int, Kind]]] = field(default_factory=dict)
+    #: name -> (index from which it holds, kind, the expression bound, if one binding reaches there)
+    bindings: dict[str, list[tuple[int, Kind, cst.BaseExpression | None]]] = field(default_factory=dict)
     #: The methods of the class around the scope, by name: ``self.m(...)`` returns what ``m`` is annotated to.
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
     def at(self, name: str, index: int) -> Kind:
         """What ``name`` holds while the statement numbered ``index`` runs."""
+        found = self._binding(name, index)
+        return found[1] if found is not None and found[1] != _NOT_TENSOR else None
+
+    def value_at(self, name: str, index: int) -> cst.BaseExpression | None:
+        """The expression ``name`` was bound to, when one binding reaches the statement numbered ``index``."""
+        found = self._binding(name, index)
+        return found[2] if found is not None else None
+
+    def _binding(self, name: str, index: int) -> tuple[int, Kind, cst.BaseExpression | None] | None:
         found = self.bindings.get(name)
         if not found:
             return None
-        position = bisect.bisect_right([where for where, _ in found], index)
-        return found[position - 1][1] if position else None
+        position = bisect.bisect_right([entry[0] for entry in found], index)
+        return found[position - 1] if position else None
 
 
 def kind_of(ctx: FileContext, expression: cst.BaseExpression) -> Kind:
     """What ``expression`` (inside the node being visited) evaluates to."""
-    kinds = of(ctx, _scope_node(ctx))
+    evaluator = _evaluator_here(ctx)
+    return None if evaluator is None else evaluator.kind(expression)
+
+
+def bound_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The expression the name ``name`` (inside the node being visited) was last bound to, when one
+    binding of the scope reaches it (not a parameter, loop target or comprehension target)."""
+    evaluator = _evaluator_here(ctx)
+    if evaluator is None or name.value in evaluator.local:
+        return None
+    return evaluator.kinds.value_at(name.value, evaluator.index)
+
+
+def _evaluator_here(ctx: FileContext) -> _Evaluator | None:
+    """An evaluator for the statement around the visited node, with the targets of the
+    comprehensions around it bound."""
+    scope: cst.CSTNode = ctx.module
+    comprehensions: list[cst.CSTNode] = []
+    for node in reversed(ctx.ancestors[:-1]):
+        kind = type(node)
+        if kind in _SCOPE_TYPES:
+            scope = node
+            break
+        if kind in _COMPREHENSIONS:
+            comprehensions.append(node)
+    kinds = of(ctx, scope)
     order = kinds.order
     index = next((order[id(node)] for node in reversed(ctx.ancestors) if id(node) in order), None)
-    return None if index is None else _Evaluator(ctx, kinds, index).kind(expression)
+    if index is None:
+        return None
+    evaluator = _Evaluator(ctx, kinds, index)
+    for comprehension in reversed(comprehensions):
+        for_in: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
+        while for_in is not None:
+            item = item_kind(evaluator.kind(for_in.iter))
+            evaluator.local.update(target_kinds(for_in.target, item))
+            for_in = for_in.inner_for_in
+    return evaluator
+
+
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 
 
 def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
@@ -109,31 +177,65 @@ def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
                 return (ITEMS, item) if item is not None else None
             items = tuple(annotation_kind(ctx, argument) for argument in arguments)
             return (TUPLE, items) if any(item is not None for item in items) else None
+        if container in _MAPPINGS and len(arguments) == 2:
+            value = annotation_kind(ctx, arguments[1])
+            return (VALUES, value) if value is not None else None
         annotation = annotation.value
     if not isinstance(annotation, cst.Name | cst.Attribute):
         return None
-    qualname = ctx.qualname(annotation)
-    if qualname in _TENSOR_TYPES:
-        return TENSOR
-    return ARRAY if qualname in _ARRAY_TYPES else None
+    return _TYPE_KINDS.get(ctx.qualname(annotation))  # type: ignore[arg-type]
+
+
+_TYPE_KINDS: dict[str, Kind] = {
+    **dict.fromkeys(TENSOR_TYPES, TENSOR),
+    **dict.fromkeys(ARRAY_TYPES, ARRAY),
+    **dict.fromkeys(FRAME_TYPES, FRAME),
+}
 
 
 def _generic_name(ctx: FileContext, node: cst.BaseExpression) -> str | None:
     """``typing.List`` for ``List`` imported from typing, ``list`` for the builtin."""
     qualname = ctx.qualname(node) if isinstance(node, cst.Name | cst.Attribute) else None
-    if qualname is None and isinstance(node, cst.Name) and node.value in ("list", "tuple"):
+    if qualname is None and isinstance(node, cst.Name) and node.value in ("list", "tuple", "dict"):
         return node.value
     return qualname
 
 
 def item_kind(kind: Kind) -> Kind:
-    """What iterating over a value of ``kind`` gives (a tensor's rows are tensors)."""
+    """What iterating over a value of ``kind`` gives (a tensor's rows are tensors, a dict's keys are
+    not its values)."""
     if isinstance(kind, tuple):
         if kind[0] == ITEMS:
             return kind[1]
+        if kind[0] == VALUES:
+            return None
         items = set(kind[1])
         return items.pop() if len(items) == 1 else None
-    return kind
+    return kind if kind in (TENSOR, ARRAY) else None
+
+
+def target_kinds(target: cst.BaseExpression, kind: Kind) -> list[tuple[str, Kind]]:
+    """The names an assignment or loop target binds to a value of ``kind``, with what each holds:
+    ``a, b = t`` unpacks a tensor's rows, a fixed tuple gives each its own item."""
+    if isinstance(target, cst.Name):
+        return [(target.value, kind)]
+    if isinstance(target, cst.StarredElement):
+        item = item_kind(kind)
+        return target_kinds(target.value, (ITEMS, item) if item is not None else None)
+    if not isinstance(target, cst.Tuple | cst.List):
+        return []
+    elements = target.elements
+    fixed: tuple[Kind, ...] | None = kind[1] if isinstance(kind, tuple) and kind[0] == TUPLE else None
+    starred = any(isinstance(e, cst.StarredElement) for e in elements)
+    if fixed is not None and len(fixed) == len(elements) and not starred:
+        items: Sequence[Kind] = fixed
+    else:  # a tensor or array unpacks into rows; a tuple of another length, or around a star, into unknowns
+        items = [None if fixed is not None else item_kind(kind)] * len(elements)
+    found: list[tuple[str, Kind]] = []
+    for element, item in zip(elements, items, strict=True):
+        value = element if isinstance(element, cst.StarredElement) else element.value
+        found.extend(target_kinds(value, item))
+    return found
 
 
 def returns_kind(ctx: FileContext, function: cst.FunctionDef) -> Kind:
@@ -177,19 +279,20 @@ class _Evaluator:
 
     def __init__(self, ctx: FileContext, kinds: Kinds, index: int = 0) -> None:
         self.ctx, self.kinds, self.index = ctx, kinds, index
+        #: Comprehension targets around the expression, which shadow the scope's names.
+        self.local: dict[str, Kind] = {}
 
     def kind(self, node: cst.BaseExpression) -> Kind:
         kind = type(node)
         if kind is cst.Name:
-            return self.kinds.at(node.value, self.index)  # type: ignore[attr-defined]
+            local = self.local.get(node.value, _UNBOUND)  # type: ignore[attr-defined]
+            return self.kinds.at(node.value, self.index) if local is _UNBOUND else local  # type: ignore[attr-defined,return-value]
         if kind is cst.Call:
             return self._call(node)  # type: ignore[arg-type]
         if kind is cst.Subscript:
             return self._subscript(node)  # type: ignore[arg-type]
         if kind is cst.Attribute:
-            if node.attr.value in _VALUE_ATTRIBUTES:  # type: ignore[attr-defined]
-                return self.kind(node.value)  # type: ignore[attr-defined]
-            return None
+            return self._attribute(node)  # type: ignore[arg-type]
         if kind is cst.BinaryOperation:
             sides = {self.kind(node.left), self.kind(node.right)}  # type: ignore[attr-defined]
             return TENSOR if TENSOR in sides else ARRAY if ARRAY in sides else None
@@ -200,7 +303,35 @@ class _Evaluator:
         if kind is cst.IfExp:
             body = self.kind(node.body)  # type: ignore[attr-defined]
             return body if body == self.kind(node.orelse) else None  # type: ignore[attr-defined]
+        if kind is cst.Tuple or kind is cst.List:
+            return self._sequence(node)  # type: ignore[arg-type]
+        if kind is cst.Dict:
+            values = {self.kind(e.value) for e in node.elements if isinstance(e, cst.DictElement)}  # type: ignore[attr-defined]
+            value = values.pop() if len(values) == 1 and len(node.elements) > 0 else None  # type: ignore[attr-defined]
+            return (VALUES, value) if value is not None else None
         return None
+
+    def _attribute(self, node: cst.Attribute) -> Kind:
+        """``t.T`` is a tensor; ``df.loc`` a pandas indexer, ``df.values`` its array."""
+        name = node.attr.value
+        if name in _VALUE_ATTRIBUTES:
+            return self.kind(node.value)
+        if name in _PANDAS_ATTRIBUTES:
+            return FRAME
+        if name == "values" and self.kind(node.value) == FRAME:
+            return ARRAY
+        return None
+
+    def _sequence(self, node: cst.Tuple | cst.List) -> Kind:
+        """A literal tuple holds its items' kinds; a literal list items of one kind."""
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        items = tuple(self.kind(e.value) for e in node.elements)
+        if isinstance(node, cst.Tuple):
+            return (TUPLE, items) if any(item is not None for item in items) else None
+        kinds = set(items)
+        item = kinds.pop() if len(kinds) == 1 else None
+        return (ITEMS, item) if item is not None else None
 
     def _comparison(self, node: cst.Comparison) -> Kind:
         """``t > 0`` on a tensor is a tensor; ``is``, ``in`` and their negations give a Python bool."""
@@ -217,7 +348,7 @@ class _Evaluator:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
         index = node.slice[0].slice.value
-        if base[0] == ITEMS:
+        if base[0] == ITEMS or base[0] == VALUES:
             return base[1]
         position = int_value(index)
         items = base[1]
@@ -227,11 +358,12 @@ class _Evaluator:
         func = call.func
         qualname = self.ctx.qualname(func)
         if qualname is not None:
-            return _function_kind(qualname) or _PROJECT_KINDS.get(self.ctx.kernel.returns.get(qualname))
+            return _function_kind(qualname) or project_kind(self.ctx.kernel.returns.get(qualname))
         callee = self._callee(func)
         if callee is not None:
-            own = f"{self.ctx.module_name}.{func.value}" if isinstance(func, cst.Name) else None
-            return returns_kind(self.ctx, callee) or _PROJECT_KINDS.get(self.ctx.kernel.returns.get(own or ""))
+            return returns_kind(self.ctx, callee) or project_kind(project_returns(self.ctx, func))
+        if isinstance(func, cst.Name):
+            return self._builtin(func.value, call) if func.value not in self.kinds.bindings else None
         if not isinstance(func, cst.Attribute):
             return None
         method = func.attr.value
@@ -242,6 +374,30 @@ class _Evaluator:
             return None if method in _NOT_TENSOR_METHODS or method.startswith("is_") else TENSOR
         if receiver == ARRAY:
             return None if method in _NOT_ARRAY_METHODS else ARRAY
+        if receiver == FRAME or method in _PANDAS_METHODS:
+            return ARRAY if method == "to_numpy" else None if method in _NOT_FRAME_METHODS else FRAME
+        if isinstance(receiver, tuple) and receiver[0] == VALUES:
+            return _mapping_method(method, receiver[1])
+        return None
+
+    def _builtin(self, name: str, call: cst.Call) -> Kind:
+        """``max(t)`` is a 0-d tensor, ``zip(a, b)`` pairs the items of both, ``list(t)`` holds rows."""
+        args = [arg.value for arg in call.args if not arg.star and arg.keyword is None]
+        if not args or len(args) != len(call.args):
+            return None
+        if name in _PICK_BUILTINS:
+            kinds = {self.kind(arg) for arg in args} if len(args) > 1 else {item_kind(self.kind(args[0]))}
+            return kinds.pop() if len(kinds) == 1 else None
+        if name == "abs" and len(args) == 1:
+            return self.kind(args[0])
+        if name == "zip" or name == "enumerate":
+            items = tuple(item_kind(self.kind(arg)) for arg in args[: 1 if name == "enumerate" else None])
+            if name == "enumerate":
+                items = (None, *items)
+            return (ITEMS, (TUPLE, items)) if any(item is not None for item in items) else None
+        if name in _ITEM_BUILTINS and len(args) == 1:
+            item = item_kind(self.kind(args[0]))
+            return (ITEMS, item) if item is not None else None
         return None
 
     def _callee(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
@@ -256,11 +412,64 @@ class _Evaluator:
         return None
 
 
-#: What a project function returns, as the kernel map records it, for kinds a name can hold.
-_PROJECT_KINDS: dict[str | None, Kind] = {"tensor": TENSOR, "array": ARRAY}
+def _join(kinds: set[Kind]) -> Kind:
+    """What a name holds after arms that left it holding ``kinds``: their one kind; an array (or a
+    frame) where the other arms hold no tensor (``if isinstance(x, torch.Tensor): x = x.numpy()``);
+    else unknown."""
+    if len(kinds) == 1:
+        return kinds.pop()
+    rest = kinds - {_NOT_TENSOR}
+    return rest.pop() if len(rest) == 1 and len(kinds) == 2 and rest <= {ARRAY, FRAME} else None
+
+
+def _mapping_method(method: str, value: Kind) -> Kind:
+    """What a method of a dict whose values are of kind ``value`` returns."""
+    if method in ("get", "pop", "setdefault"):
+        return value
+    if method == "values":
+        return (ITEMS, value)
+    return (ITEMS, (TUPLE, (None, value))) if method == "items" else None
+
+
+_UNBOUND = object()
+#: What a name holds where ``isinstance(x, torch.Tensor)`` failed: no tensor, of no known kind. It
+#: reads as unknown; it only lets a join with an array arm keep the array.
+_NOT_TENSOR = "not-tensor"
+_NOTHING: tuple[Kind, cst.BaseExpression | None] = (None, None)
+_SIMPLE_KINDS: dict[str, Kind] = {TENSOR: TENSOR, ARRAY: ARRAY, FRAME: FRAME}
+
+
+def project_kind(text: str | None) -> Kind:
+    """The kind a project function returns, from the kernel map's record of it: ``tensor``, ``array``,
+    ``frame``, ``items:<kind>``, ``values:<kind>`` or ``tuple:<kind>,<kind>,...`` (an empty part for
+    an item of no known kind)."""
+    if text is None:
+        return None
+    if text in _SIMPLE_KINDS:
+        return text
+    tag, _, rest = text.partition(":")
+    if tag == ITEMS or tag == VALUES:
+        item = _SIMPLE_KINDS.get(rest)
+        return (tag, item) if item is not None else None
+    if tag == TUPLE:
+        items = tuple(_SIMPLE_KINDS.get(part) for part in rest.split(","))
+        return (TUPLE, items) if any(item is not None for item in items) else None
+    return None
+
+
+def project_returns(ctx: FileContext, func: cst.BaseExpression) -> str | None:
+    """What the kernel map records a project function returns (``tensor``, ``items:array``,
+    ``size:0``...), for the function a call names: one imported from the project, or one defined at
+    module level in this file."""
+    qualname = ctx.qualname(func)
+    if qualname is None and isinstance(func, cst.Name) and func.value in module_functions(ctx):
+        qualname = f"{ctx.module_name}.{func.value}"
+    return ctx.kernel.returns.get(qualname) if qualname is not None else None
 
 
 def _function_kind(qualname: str) -> Kind:
+    if qualname.startswith("pandas."):
+        return None if qualname.rpartition(".")[2].startswith("is_") else FRAME
     if qualname.startswith("numpy.") and not qualname.startswith("numpy.typing"):
         return None if qualname in _NUMPY_SCALARS else ARRAY
     namespace, _, name = qualname.rpartition(".")
@@ -290,7 +499,7 @@ class _Builder:
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
                 annotation = param.annotation
                 kind = annotation_kind(self.ctx, annotation.annotation) if annotation is not None else None
-                self._bind(param.name.value, kind)
+                self._bind(param.name.value, kind, None)
         body = getattr(scope, "body", None)
         if isinstance(body, cst.BaseSuite):
             self._suite(body)
@@ -325,7 +534,7 @@ class _Builder:
     def _compound(self, node: cst.BaseCompoundStatement) -> None:
         self._mark(node)
         if isinstance(node, cst.FunctionDef | cst.ClassDef):
-            self._bind(node.name.value, None)
+            self._bind(node.name.value, None, None)
             return
         if isinstance(node, cst.If):
             self._arms(lambda: self._if_body(node), lambda: self._if_else(node))
@@ -348,9 +557,8 @@ class _Builder:
         self._suite(node.body)
 
     def _if_else(self, node: cst.If) -> None:
-        if node.orelse is not None:
-            self._narrow(node.test, inside=False)
-            self._else(node.orelse)
+        self._narrow(node.test, inside=False, implicit=node.orelse is None)
+        self._else(node.orelse)
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self._suite(node.body)
@@ -370,25 +578,26 @@ class _Builder:
                 self._suite(child.body)
 
     def _arms(self, *arms: Callable[[], None]) -> None:
-        """Run each arm from the kinds held before them; afterwards a name keeps a kind only where
-        every arm agrees (an arm that does not bind it leaves the old kind)."""
-        start = {name: found[-1][1] for name, found in self.kinds.bindings.items()}
-        ends: list[dict[str, Kind]] = []
+        """Run each arm from the kinds held before them; afterwards a name keeps a kind (and a bound
+        expression) only where every arm agrees (an arm that does not bind it leaves the old one)."""
+        start = {name: found[-1][1:] for name, found in self.kinds.bindings.items()}
+        ends: list[dict[str, tuple[Kind, cst.BaseExpression | None]]] = []
         for arm in arms:
             for name in set().union(*ends):  # undo the previous arms for this one
-                self._bind(name, start.get(name))
+                self._bind(name, *start.get(name, _NOTHING))
             counts = {name: len(found) for name, found in self.kinds.bindings.items()}
             arm()
             ends.append(
                 {
-                    name: found[-1][1]
+                    name: found[-1][1:]
                     for name, found in self.kinds.bindings.items()
                     if len(found) > counts.get(name, 0)
                 }
             )
         for name in set().union(*ends):
-            kinds = {end.get(name, start.get(name)) for end in ends}
-            self._bind(name, kinds.pop() if len(kinds) == 1 else None)
+            held = [end.get(name, start.get(name, _NOTHING)) for end in ends]
+            values = {id(value) for _, value in held}
+            self._bind(name, _join({kind for kind, _ in held}), held[0][1] if len(values) == 1 else None)
 
     def _else(self, orelse: cst.If | cst.Else | None) -> None:
         if isinstance(orelse, cst.Else):
@@ -396,21 +605,31 @@ class _Builder:
         elif isinstance(orelse, cst.If):
             self._compound(orelse)
 
-    def _narrow(self, test: cst.BaseExpression, inside: bool) -> None:
+    def _narrow(self, test: cst.BaseExpression, inside: bool, implicit: bool = False) -> None:
         """Inside ``if isinstance(x, T):`` the name holds a ``T``, whatever its annotation said; in
-        the ``else``/``elif`` arms it holds something else, so its kind is unknown there."""
+        the ``else``/``elif`` arms it holds something else, so its kind is unknown there, and where
+        ``T`` is a tensor type, no tensor. When the ``if`` has no ``else``, only an unknown name
+        learns that it is no tensor when the test fails (an annotation still holds)."""
         if not (
             isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
         ):
             return
         args = test.args
         if len(args) == 2 and isinstance(args[0].value, cst.Name):
-            checked = args[1].value
+            name, checked = args[0].value.value, args[1].value
             kind = annotation_kind(self.ctx, checked) if isinstance(checked, cst.Name | cst.Attribute) else None
-            self._bind(args[0].value.value, kind if inside else None)
+            if inside:
+                self._bind(name, kind, None)
+            elif not implicit or (kind == TENSOR and self._current(name) is None):
+                self._bind(name, _NOT_TENSOR if kind == TENSOR else None, None)
 
-    def _bind(self, name: str, kind: Kind) -> None:
-        self.kinds.bindings.setdefault(name, []).append((self.counter, kind))
+    def _current(self, name: str) -> Kind:
+        """What ``name`` holds at this point of the pass (its latest binding)."""
+        found = self.kinds.bindings.get(name)
+        return found[-1][1] if found else None
+
+    def _bind(self, name: str, kind: Kind, value: cst.BaseExpression | None) -> None:
+        self.kinds.bindings.setdefault(name, []).append((self.counter, kind, value))
 
     def _binding_of(self, node: cst.CSTNode) -> None:
         """A statement's binding applies after its right-hand side is read: from the next statement."""
@@ -418,25 +637,22 @@ class _Builder:
         if kind is cst.Assign:
             value = self.evaluate.kind(node.value)  # type: ignore[attr-defined]
             for target in node.targets:  # type: ignore[attr-defined]
-                self._bind_target(target.target, value)
+                self._bind_target(target.target, value, node.value)  # type: ignore[attr-defined]
         elif kind is cst.AnnAssign:
             declared = annotation_kind(self.ctx, node.annotation.annotation)  # type: ignore[attr-defined]
             value = node.value  # type: ignore[attr-defined]
-            self._bind_target(node.target, declared or (self.evaluate.kind(value) if value else None))  # type: ignore[attr-defined]
+            self._bind_target(node.target, declared or (self.evaluate.kind(value) if value else None), value)  # type: ignore[attr-defined]
         elif kind is cst.AugAssign and isinstance(node.target, cst.Name):  # type: ignore[attr-defined]
             value = self.evaluate.kind(node.value)  # type: ignore[attr-defined]
-            if value != self.evaluate.kind(node.target):  # type: ignore[attr-defined]
-                self._bind(node.target.value, None)  # type: ignore[attr-defined]
+            held = self.evaluate.kind(node.target)  # type: ignore[attr-defined]
+            self._bind(node.target.value, held if value == held else None, None)  # type: ignore[attr-defined]
 
-    def _bind_target(self, target: cst.BaseExpression, kind: Kind) -> None:
+    def _bind_target(
+        self, target: cst.BaseExpression, kind: Kind, value: cst.BaseExpression | None = None
+    ) -> None:
+        """Bind what ``target`` names; a plain name also keeps the expression it was bound to."""
         if isinstance(target, cst.Name):
-            self._bind(target.value, kind)
-        elif isinstance(target, cst.Tuple | cst.List):
-            elements = target.elements
-            items = kind[1] if isinstance(kind, tuple) and kind[0] == TUPLE else ()
-            if len(items) != len(elements) or any(isinstance(e, cst.StarredElement) for e in elements):
-                items = (None,) * len(elements)
-            for element, item in zip(elements, items, strict=True):
-                self._bind_target(element.value, item)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_target(target.value, None)
+            self._bind(target.value, kind, value)
+            return
+        for name, item in target_kinds(target, kind):
+            self._bind(name, item, None)
