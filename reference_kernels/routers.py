@@ -28,7 +28,7 @@ _IDENTITY = np.eye(3, 4)
 #: Batches of at least this many volumes fold the batch into the channel axis of the 3D sampler
 #: (when the two axes merge as a view), split into one group per thread, or more to respect
 #: ``FOLD_MAX_CHANNELS``.
-#: Evidence for 2: fold ahead of batched-3d in warp-c1-n2@1, warp-c1-n4, warp-c3-n4, remap-c1-n4, remap-c3-n4
+#: Evidence for 2: fold ahead of batched-3d in warp-c1-n2@1, warp-c1-n4, warp-c3-n4, remap-c1-n4, remap-c3-n4@1
 FOLD_MIN_BATCH = 2
 
 #: A fold group holds at most this many channel volumes: the sampler gathers every output point's

@@ -14,7 +14,7 @@ PEER_NAMES = ("albucore",)
 def parser() -> argparse.ArgumentParser:
     command = argparse.ArgumentParser(prog=PROG)
     mode = command.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="one size, fewer samples (about a minute)")
+    mode.add_argument("--quick", action="store_true", help="one size, fewer samples")
     mode.add_argument("--full", action="store_true", help="two sizes, every region (the default)")
     command.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     command.add_argument("--json", metavar="OUT", help="write the results here instead of stdout")

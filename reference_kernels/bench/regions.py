@@ -152,6 +152,12 @@ def build_call(region: Region, dhw: tuple[int, int, int], seed: int = 0) -> dict
     return call
 
 
+def output_size(call: dict) -> tuple[int, int, int]:
+    """The spatial size of the result ``call`` returns: the run's size, except in a region that fixes
+    the plane's height and width to sit on one side of a threshold."""
+    return tuple(call["size"]) if call["function"] == WARP else tuple(call["coords"].shape[:3])
+
+
 def _wobbly_coords(dhw: tuple[int, int, int], rng: np.random.Generator) -> np.ndarray:
     z, y, x = np.meshgrid(*(np.arange(s, dtype=np.float32) for s in dhw), indexing="ij")
     wobble = 1.5 * np.sin(0.2 * x + 0.3 * y - 0.1 * z)

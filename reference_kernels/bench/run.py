@@ -17,7 +17,18 @@ from .counts import probe_counts
 from .measure import disagreement, peak_extra_mb, time_interleaved
 from .peers import PEERS, Prepared, peer_candidates
 from .provenance import provenance
-from .regions import FULL_DHW, NON_TORCH, QUICK_DHW, REGIONS, RIVALS, Region, build_call, public, route_of
+from .regions import (
+    FULL_DHW,
+    NON_TORCH,
+    QUICK_DHW,
+    REGIONS,
+    RIVALS,
+    Region,
+    build_call,
+    output_size,
+    public,
+    route_of,
+)
 
 SCHEMA = "torchperf-bench/4"
 #: Timed samples and untimed warm-up calls per candidate.
@@ -35,11 +46,13 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
     for threads in args.threads:
         torch.set_num_threads(threads)
         _set_opencv_threads(threads)
+        at_this_count = []
         for dhw in sizes:
             for region in chosen:
-                rows.append(_run_region(region, dhw, threads, samples, args.peers))
-                print(_summary(rows[-1]), file=sys.stderr)
-    _measure_memory(rows)
+                at_this_count.append(_run_region(region, dhw, threads, samples, args.peers))
+                print(_summary(at_this_count[-1]), file=sys.stderr)
+        _measure_memory(at_this_count)
+        rows += at_this_count
     results = {
         "schema": SCHEMA,
         "environment": _environment(),
@@ -110,7 +123,7 @@ def _run_region(region: Region, dhw: tuple[int, int, int], threads: int, samples
             "strides": list(volume.stride() if isinstance(volume, torch.Tensor) else volume.strides),
             "dtype": region.dtype,
             "matrix": region.matrix if region.function == "warp_affine3d" else None,
-            "size": list(dhw),
+            "size": list(output_size(call)),
             "interpolation": region.interpolation,
             "border_mode": region.border_mode,
             "border_value": call["border_value"],
@@ -141,8 +154,9 @@ def _agreement(name: str, runner: Prepared, expected, region: Region) -> dict:
 
 
 def _measure_memory(rows: list[dict]) -> None:
-    """Peak extra resident memory of each timed candidate, once per region and size: the thread count
-    does not change what is allocated."""
+    """Peak extra resident memory of each timed candidate, once per region and size, at the thread
+    count the rows were timed with: some routes (the depth split) allocate differently with more
+    threads."""
     regions = {region.id: region for region in REGIONS}
     peaks: dict[tuple, float | None] = {}
     for row in rows:

@@ -190,3 +190,34 @@ def test_bad_options_exit_2_with_a_message(argv, words, capsys):
         main(argv)
     assert raised.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_peak_memory_is_measured_at_the_thread_count_each_row_was_timed_with(tmp_path, monkeypatch):
+    """The depth split allocates differently with more threads, so one thread's peak is no other's."""
+    import torch
+    from torchperf_lint.reference_kernels.bench import run
+
+    def threads_as_peak(runner):
+        return float(torch.get_num_threads())
+
+    monkeypatch.setattr(run, "peak_extra_mb", threads_as_peak)
+    out = tmp_path / "results.json"
+    assert (
+        main(["--quick", "--threads", "1,2", "--regions", "remap-c3-n1", "--size", "4,6,8", "--json", str(out)])
+        == 0
+    )
+    peaks = {
+        (row["threads"], c["name"]): c["peak_extra_mb"] for row in json.loads(out.read_text())["regions"]
+        for c in row["candidates"] if c["status"] == "ok"
+    }  # fmt: skip
+    assert peaks == {(1, "public"): 1.0, (1, "naive"): 1.0, (1, "batched-3d"): 1.0,
+                     (2, "public"): 2.0, (2, "naive"): 2.0, (2, "batched-3d"): 2.0}  # fmt: skip
+
+
+def test_the_recorded_size_is_that_of_the_result_when_a_region_fixes_the_plane():
+    from torchperf_lint.reference_kernels.bench.regions import REGIONS, build_call, output_size
+
+    small = next(r for r in REGIONS if r.id == "plane-c3-n16-numpy-small")
+    remap = next(r for r in REGIONS if r.id == "remap-c1-n1")
+    assert output_size(build_call(small, (8, 64, 64))) == (8, 16, 16)
+    assert output_size(build_call(remap, (4, 6, 8))) == (4, 6, 8)
