@@ -337,9 +337,14 @@ def test_without_the_module_the_command_on_path_is_used(voxkit, tmp_path):
 
 
 def test_step_0_finds_the_projects_own_contract_and_the_map_shows_the_documented_router(voxkit):
-    find = documented("ls AGENTS.md CLAUDE.md CONTRIBUTING* docs .agents/skills .claude/skills")
+    find = documented(
+        "git ls-files | grep -iE '(^|/)(agents|claude|contributing|readme)\\.md$|^docs/"
+        "|^\\.[a-z]+/(skills|rules)/|^\\.github/'"
+    )
     grep = documented("git grep -il -e inference_mode -e no_grad -e benchmark -e threshold -- '*.md'")
-    found = shell(f"{find}\n{grep}", cwd=voxkit.path)
+    listed = shell(find, cwd=voxkit.path)
+    assert listed.returncode == 0 and "AGENTS.md" in listed.stdout.split(), listed.stdout + listed.stderr
+    found = shell(grep, cwd=voxkit.path)
     assert "AGENTS.md" in found.stdout.split(), found.stdout
     mapped = shell(documented("torchperf-lint map PACKAGE_DIR").replace("PACKAGE_DIR", "src"), cwd=voxkit.path)
     assert mapped.returncode == 0, mapped.stderr
@@ -360,18 +365,19 @@ def test_step_0_finds_the_projects_own_contract_and_the_map_shows_the_documented
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the probe needs torch")
 def test_step_5_probes_the_threshold_and_finds_the_inference_route(voxkit):
     export = documented('BASE_TREE="$(mktemp -d)" && git archive "$MERGE_BASE" | tar -x -C "$BASE_TREE"')
-    on_base = documented(
-        'PYTHONPATH="$BASE_TREE/src" torchperf-lint probe PKG.MODULE:FUNCTION ARGS'
-        " --output-format json > base.json"
+    root = documented("ROOT=.; [ -d src ] && ROOT=src")
+    base_then_head = documented(
+        'PYTHONPATH="$BASE_TREE/$ROOT" torchperf-lint probe PKG.MODULE:FUNCTION ARGS'
+        " --output-format json > base.json \\\n"
+        '     && PYTHONPATH="$PWD/$ROOT" torchperf-lint probe PKG.MODULE:FUNCTION ARGS --base base.json'
     )
-    on_head = documented('PYTHONPATH="$PWD/src" torchperf-lint probe PKG.MODULE:FUNCTION ARGS --base base.json')
     merge_base = voxkit.git("merge-base", "main", "HEAD").strip()
     reports = voxkit.path.parent / "reports"
     reports.mkdir()
 
     def probed(size: str) -> str:
         """The head's diff against the base for one call, by the documented commands."""
-        script = "\n".join([export, on_base, on_head]).replace("base.json", f"{reports}/base.json")
+        script = "\n".join([export, root, base_then_head]).replace("base.json", f"{reports}/base.json")
         script = script.replace("PKG.MODULE:FUNCTION ARGS", f"voxkit.resize:resize3d tensor:1x4x4x4 '{size}'")
         result = shell(script, cwd=voxkit.path, MERGE_BASE=merge_base, TMPDIR=str(reports))
         assert result.returncode in (0, 1), result.stderr

@@ -88,3 +88,31 @@ def test_argument_specs():
     assert kwargs == {"layout": "CDHW"}
     with pytest.raises(SpecError, match=r"'tensor:2x2,size=3': unknown option 'size' \(known: dtype, order"):
         call_arguments(["tensor:2x2,size=3"])
+
+
+def test_a_plain_word_is_a_string_and_an_expression_is_an_error():
+    assert call_arguments(["linear", "mode=nearest-exact", "path=data/vol.npy"]) == (
+        ["linear"],
+        {"mode": "nearest-exact", "path": "data/vol.npy"},
+    )
+    with pytest.raises(SpecError, match=r"^'\(np.ones\(3\),\)\*3': not a spec, a Python literal or a plain word"):
+        call_arguments(["kernels=(np.ones(3),)*3"])
+
+
+def test_the_report_names_the_file_probed_and_a_base_of_the_same_file_is_refused(tmp_path, capsys):
+    import inspect
+
+    from probe import kernels
+
+    assert main(["probe", f"{KERNELS}:scale_channels_last", "tensor:3x4x5x6", "--output-format", "json"]) == 0
+    base = tmp_path / "base.json"
+    base.write_text(capsys.readouterr().out)
+    assert json.loads(base.read_text())["defined_in"] == inspect.getsourcefile(kernels)
+    assert main(["probe", f"{KERNELS}:scale_channels_last", "tensor:3x4x5x6", "--base", str(base)]) == 2
+    assert capsys.readouterr().err == (
+        "torchperf-lint: error: the base report probed the same function in the same file, "
+        f"{inspect.getsourcefile(kernels)}, with the same arguments: put the base tree first on the import "
+        "path (PYTHONPATH) when probing the base\n"
+    )
+    # the two sides of a threshold: the same function and file, other inputs
+    assert main(["probe", f"{KERNELS}:scale_channels_last", "tensor:3x4x5x7", "--base", str(base)]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import numpy as np
@@ -159,7 +160,7 @@ def test_the_assertion_helpers_name_what_failed(volume):
 
 def test_the_text_report_of_a_kept_call():
     assert probe(kernels.scale_channels_last_copied, torch.ones(VOLUME_SHAPE)).text() == (
-        f"probe: {kernels.__name__}.scale_channels_last_copied\n"
+        f"probe: {kernels.__name__}.scale_channels_last_copied ({inspect.getsourcefile(kernels)})\n"
         "  input  volume: Tensor float32 (3, 4, 5, 6) strides (120, 30, 6, 1) contiguous\n"
         "  output result: Tensor float32 (3, 4, 5, 6) strides (1, 90, 18, 3) memory order (1, 2, 3, 0)\n"
         "layout: result: memory order (0, 1, 2, 3) -> (1, 2, 3, 0)\n"

@@ -35,6 +35,11 @@ def run(args: argparse.Namespace) -> ExitCode:
         report = probe.probe_call(function, tuple(positional), keywords, warmup=args.warmup)
     except Exception as error:  # the probed code's own failure, reported as one line
         raise UsageError(f"{args.target} raised {type(error).__name__}: {error}") from None
+    if base is not None and _same_call(base, report):
+        raise UsageError(
+            f"the base report probed the same function in the same file, {report.defined_in}, with the same "
+            "arguments: put the base tree first on the import path (PYTHONPATH) when probing the base"
+        )
     change = probe.diff(base, report) if base is not None else None
     if args.output_format == "json":
         data = report.to_dict()
@@ -48,6 +53,16 @@ def run(args: argparse.Namespace) -> ExitCode:
                 f"against {args.base}:\n" + "".join(f"  {line}\n" for line in change.lines or ["no change"])
             )
     return ExitCode.FINDINGS if report.breaches else ExitCode.CLEAN
+
+
+def _same_call(base, head) -> bool:
+    """Whether two reports are of one function, from one file, on equal arguments: a base-against-head
+    diff of that compares the head with itself. (Two sides of a threshold differ in an argument.)"""
+
+    def call(report) -> tuple:
+        return report.function, report.defined_in, report.to_dict()["inputs"], report.options
+
+    return bool(head.defined_in) and call(base) == call(head)
 
 
 def _probe_package():

@@ -13,7 +13,9 @@ One argument is one word:
 - ``coords:DxHxW`` - float32 ``(D, H, W, 3)`` voxel coordinates ``(x, y, z)`` of each voxel itself
   (an identity map), with ``scale=X`` and ``container=tensor`` as options;
 - ``NAME=VALUE`` - a keyword argument, VALUE being any of these;
-- anything else - a Python literal (``(64,128,128)``, ``0.5``, ``None``), or the text itself.
+- anything else - a Python literal (``(64,128,128)``, ``0.5``, ``None``), or a plain word
+  (letters, digits, ``_``, ``.``, ``-``, ``/``: ``CDHW``, ``linear``) as a string. Other text is an
+  error, so an expression such as ``(np.ones(3),)*3`` is never passed along as a string.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 import numpy as np
 import torch
 
+_PLAIN_WORD = re.compile(r"^[\w./-]*$")
 _KEYWORD = re.compile(r"^(?P<name>[A-Za-z_]\w*)=(?P<value>.*)$", re.DOTALL)
 _SEED = 0
 
@@ -58,7 +61,11 @@ def value(word: str) -> object:
     try:
         return ast.literal_eval(word)
     except (ValueError, SyntaxError):
-        return word
+        if _PLAIN_WORD.match(word):
+            return word
+        raise SpecError(
+            f"{word!r}: not a spec, a Python literal or a plain word (an expression cannot be evaluated here)"
+        ) from None
 
 
 def _shape(text: str) -> tuple[int, ...]:

@@ -122,6 +122,10 @@ class ProbeReport:
     inplace_failures: dict[str, str] = field(default_factory=dict)
     #: Output path -> the input whose memory it shares.
     aliases: dict[str, str] = field(default_factory=dict)
+    #: The file the function was imported from ("" for a builtin).
+    defined_in: str = ""
+    #: Arguments that hold no array or tensor, as ``repr`` (the size, the interpolation mode, ...).
+    options: dict[str, str] = field(default_factory=dict)
 
     # Autograd ----------------------------------------------------------------------------------
 
@@ -269,11 +273,13 @@ class ProbeReport:
             backward_failures=dict(data["backward_failures"]),
             inplace_failures=dict(data["inplace_failures"]),
             aliases=dict(data["aliases"]),
+            defined_in=data.get("defined_in", ""),
+            options=dict(data.get("options", {})),
         )
 
     def text(self) -> str:
         """The report for a reader: one line per finding, allocations itemised."""
-        lines = [f"probe: {self.function}"]
+        lines = [f"probe: {self.function}" + (f" ({self.defined_in})" if self.defined_in else "")]
         lines += [f"  input  {path}: {info.text()}" for path, info in self.inputs.items()]
         lines += [
             f"  output {path}: {info.text()}"

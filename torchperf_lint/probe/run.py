@@ -47,6 +47,8 @@ def probe_call(fn: Callable, args: tuple = (), kwargs: dict | None = None, *, wa
     tensors = {path: array for path, array in outputs.items() if isinstance(array, torch.Tensor)}
     return ProbeReport(
         function=_qualified_name(fn),
+        defined_in=_source_file(fn),
+        options={name: repr(value) for name, value in named.items() if not any(leaves(value, name))},
         inputs={path: describe(array) for path, array in inputs.items()},
         outputs={path: describe(array) for path, array in outputs.items()},
         ops=tuple(recorder.ops),
@@ -106,6 +108,14 @@ def _watched_threads() -> Iterator[list[str]]:
     finally:
         for name, original in originals.items():
             setattr(torch, name, original)
+
+
+def _source_file(fn: Callable) -> str:
+    """The file the probed function was imported from, so a reader can tell a base tree from a head."""
+    try:
+        return inspect.getsourcefile(inspect.unwrap(fn)) or ""
+    except TypeError:  # a builtin or a C extension's function
+        return ""
 
 
 def _qualified_name(fn: Callable) -> str:
