@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from torchperf_lint.fixes import SAFE, NodeEdit, PendingFix
@@ -151,6 +153,8 @@ class Compilation(Rule):
         """The qualified name of a chain whose root is a module imported by name: a local bound to
         ``optional_import("torch_tensorrt")`` or ``importlib.import_module(...)``, or a call to a
         project function that returns one (``_tensorrt().compile(model)``)."""
+        if not isinstance(node, cst.Attribute):
+            return None  # a bare name is a module itself at most, never a member of one
         attributes: list[str] = []
         while isinstance(node, cst.Attribute):
             attributes.append(node.attr.value)
@@ -190,13 +194,18 @@ class Compilation(Rule):
                 self.report(node, what=_member_of(name), effect="belongs to the compiler stack")
 
 
+#: The text of a call whose callee's name says it imports, with a string first (``optional_import("m"``,
+#: ``import_module('m'``): a file without one binds no module by a call, so its tree need not be walked.
+_IMPORT_CALL = re.compile(r"import\w*\s*\(\s*[rRbBuU]?['\"]", re.IGNORECASE)
+
+
 def _modules_imported_by_name(ctx) -> dict[str, str]:
     """Names this file binds to a module imported by a call (computed once per file)."""
     key = ("imported-by-name", id(ctx.module))
     found = ctx.facts.get(key)
     if found is None:
         found = ctx.facts[key] = {}
-        if "import" in ctx.text:
+        if _IMPORT_CALL.search(ctx.text):
             for node in walk(ctx.module):
                 if isinstance(node, cst.Assign) and len(node.targets) == 1:
                     module = _import_call_module(node.value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
@@ -314,6 +316,8 @@ def _device_type_locals(ctx) -> frozenset[str]:
     """Names the file binds to a device type read (``kind = x.device.type``); computed once."""
     key = ("device-type-locals", id(ctx.module))
     found = ctx.facts.get(key)
+    if found is None and not _may_read_device_type(ctx):
+        found = ctx.facts[key] = frozenset()
     if found is None:
         names = {
             target.target.value
@@ -325,6 +329,20 @@ def _device_type_locals(ctx) -> frozenset[str]:
         }
         found = ctx.facts[key] = frozenset(names)
     return found  # type: ignore[return-value]
+
+
+#: A ``.type`` attribute that is not called (``x.type(torch.float16)`` converts, and ``.type_as`` is
+#: another name).
+_TYPE_READ = re.compile(r"\.type\b(?!\s*\()")
+
+
+def _may_read_device_type(ctx) -> bool:
+    """Whether the file's text can hold a device type read: a ``.type`` attribute, or the name of a
+    project function that returns one (a file with neither need not be walked)."""
+    if _TYPE_READ.search(ctx.text):
+        return True
+    readers = (name for name, kind in ctx.kernel.returns.items() if kind == "device-type")
+    return any(name.rpartition(".")[2] in ctx.text for name in readers)
 
 
 def _call_returns_device_type(ctx, node: cst.BaseExpression) -> bool:
