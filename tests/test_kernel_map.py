@@ -147,37 +147,3 @@ def test_configuration_removes_or_declares_entries(project, setting, expected):
     (project / "pyproject.toml").write_text(f"[tool.torchperf-lint]\n{setting}\n")
     result = cli("check", "--no-cache", "--output-format", "json", ".", cwd=project)
     assert relative(spots(result.stdout), project) == expected
-
-
-OVERLOADED = '''from typing import overload
-
-import numpy as np
-import torch
-import typing as t
-
-
-@overload
-def blur(volume: np.ndarray) -> np.ndarray: ...
-@t.overload
-def blur(volume: torch.Tensor) -> torch.Tensor: ...
-def blur(volume):
-    """Blur one volume. Callers validate its container and dtype before calling this routine."""
-    if not isinstance(volume, (np.ndarray, torch.Tensor)):
-        raise TypeError("volume must be an array or a tensor")
-    return volume
-'''
-
-
-def test_typing_overloads_are_stubs_and_the_implementation_is_the_function(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
-    (tmp_path / "vox").mkdir()
-    (tmp_path / "vox" / "__init__.py").write_text("")
-    (tmp_path / "vox" / "filters.py").write_text(OVERLOADED)
-    mapped = cli("map", "vox/filters.py", cwd=tmp_path)
-    assert mapped.stdout.splitlines()[:2] == [
-        "vox/filters.py:12: vox.filters.blur",
-        '    prevalidated: its docstring: "Callers validate its container and dtype before calling this routine." '
-        "(covers all parameters: container, dtype)",
-    ]
-    checked = cli("check", "--no-cache", "--output-format", "json", "--select", "TPL005", ".", cwd=tmp_path)
-    assert relative(spots(checked.stdout), tmp_path) == [("vox/filters.py", 15, 9, "TPL005")]

@@ -54,12 +54,6 @@ def failed(module: str, error: tuple[int, int, str]) -> ModuleSummary:
     return ModuleSummary(module=module, syntax_error=error)
 
 
-def _is_overload(decorator: ast.expr) -> bool:
-    """``@overload`` or ``@typing.overload`` (under any module alias)."""
-    name = decorator.attr if isinstance(decorator, ast.Attribute) else getattr(decorator, "id", None)
-    return name == "overload"
-
-
 class _ModuleReader:
     def __init__(self, module: str, is_package: bool, lines: list[str]) -> None:
         self.module, self.is_package, self.lines = module, is_package, lines
@@ -151,8 +145,6 @@ class _ModuleReader:
         outer: dict[str, str],
         owner: tuple[str, set[str]] | None,
     ) -> None:
-        if any(_is_overload(decorator) for decorator in node.decorator_list):
-            return  # a typing stub: the undecorated definition that follows is the function
         arguments = node.args
         params = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
         shadowed = frozenset(a.arg for a in (*params, arguments.vararg, arguments.kwarg) if a is not None)
