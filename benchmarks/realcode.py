@@ -53,12 +53,17 @@ PACKAGES = {
     "albucore": Package("0.3.1", "train"),
     "kornia": Package("0.9.0", "train"),
     "torchvision": Package("0.29.1", "train"),
-    "diffusers": Package("0.42.1", "test"),
-    "julius": Package("0.2.8", "test"),
-    "pyiqa": Package("0.1.16", "test", ("pyiqa",)),
-    "roma": Package("1.8.0", "test"),
-    "spandrel": Package("0.4.2", "test"),
-    "torchgeo": Package("0.8.1", "test"),
+    "diffusers": Package("0.42.1", "train"),
+    "julius": Package("0.2.8", "train"),
+    "pyiqa": Package("0.1.16", "train", ("pyiqa",)),
+    "roma": Package("1.8.0", "train"),
+    "spandrel": Package("0.4.2", "train"),
+    "torchgeo": Package("0.8.1", "train"),
+    "lpips": Package("0.1.4", "test"),
+    "monai": Package("1.6.1", "test"),
+    "piq": Package("0.8.0", "test"),
+    "torchio": Package("1.2.1", "test"),
+    "torchmetrics": Package("1.9.0", "test"),
 }
 SPLITS = ("train", "test")
 LABELS = {"train": HERE / "realcode" / "labels.tsv", "test": HERE / "realcode" / "labels-test.tsv"}
