@@ -97,6 +97,69 @@ def test_statement_spans_match_whole_module_spans(source):
         assert locator.span(node, path) == expected[node]
 
 
+class CountingParse:
+    """Stands in for the lazy CPython parse a locator is given, counting its calls."""
+
+    def __init__(self, source: str) -> None:
+        self.source, self.calls = source, 0
+
+    def __call__(self) -> ast.Module:
+        self.calls += 1
+        return ast.parse(self.source)
+
+
+@pytest.mark.parametrize("source", [p.read_text() for p in SOURCES[::13]] + list(LOCAL_TRICKY))
+def test_spans_placed_by_text_match_whole_module_spans(source):
+    """Without CPython's tree, each node's span is still exactly LibCST's: a statement whose text
+    starts one line of the source is placed there, anything else by the tree parsed on demand."""
+    module = cst.parse_module(source)
+    recorder = PathRecorder()
+    traversal.visit(module, recorder)
+    expected = positions.positions(module)
+    for node, path in recorder.paths[:: max(1, len(recorder.paths) // 40)]:
+        locator = positions.Locator(module, source, None, CountingParse(source))
+        assert locator.span(node, path) == expected[node]
+
+
+def test_a_statement_whose_text_occurs_once_is_placed_without_parsing():
+    source = "import torch\n\ndef f(x):\n    a = 1\n    return torch.compile(x)\n"
+    module = cst.parse_module(source)
+    recorder = PathRecorder()
+    traversal.visit(module, recorder)
+    call = next((n, p) for n, p in recorder.paths if isinstance(n, cst.Call))
+    parse = CountingParse(source)
+    locator = positions.Locator(module, source, None, parse)
+    assert locator.span(*call) == ((5, 11), (5, 27))
+    assert parse.calls == 0
+    assert not locator._whole_module
+
+
+def test_a_statement_whose_text_repeats_is_placed_by_the_parsed_tree():
+    source = "def f(x):\n    return x.cuda()\n\n\ndef g(x):\n    return x.cuda()\n"
+    module = cst.parse_module(source)
+    recorder = PathRecorder()
+    traversal.visit(module, recorder)
+    calls = [(n, p) for n, p in recorder.paths if isinstance(n, cst.Call)]
+    parse = CountingParse(source)
+    locator = positions.Locator(module, source, None, parse)
+    assert [locator.span(*call)[0] for call in calls] == [(2, 11), (6, 11)]
+    assert parse.calls == 1
+    assert not locator._whole_module
+
+
+def test_a_file_with_many_findings_stops_searching_its_text_and_parses_once():
+    source = "import torch\n" + "".join(f"a{i} = x.cuda()\n" for i in range(100))
+    module = cst.parse_module(source)
+    recorder = PathRecorder()
+    traversal.visit(module, recorder)
+    calls = [(n, p) for n, p in recorder.paths if isinstance(n, cst.Call)]
+    parse = CountingParse(source)
+    locator = positions.Locator(module, source, None, parse)
+    assert [locator.span(*call)[0] for call in calls] == [(i + 2, len(f"a{i} = ")) for i in range(100)]
+    assert parse.calls == 1
+    assert locator._searches == positions._TEXT_SEARCHES
+
+
 def test_locator_generates_only_the_statement_it_needs():
     source = "import torch\n\nclass C:\n    def f(self):\n        a = 1\n        return torch.compile(a)\n"
     module = cst.parse_module(source)

@@ -128,12 +128,10 @@ class FileContext:
 
     @cached_property
     def _locator(self) -> Locator:
-        # CPython's tree places statements by line; it is parsed here when the engine skipped its
-        # syntax check (the project index had parsed the same bytes) and a finding needs a position.
-        tree = self.syntax_tree
-        if tree is None and self.reparse:
-            tree = ast.parse(self.text)
-        return Locator(self.module, self.text, tree)
+        # When the engine skipped its syntax check (the project index had parsed the same bytes),
+        # CPython's tree is parsed only if a statement's text cannot place it.
+        parse = (lambda: ast.parse(self.text)) if self.syntax_tree is None and self.reparse else None
+        return Locator(self.module, self.text, self.syntax_tree, parse)
 
     def position(self, node: cst.CSTNode, path: tuple[cst.CSTNode, ...] | None = None) -> CodeRange:
         """Position of ``node``, computed on demand so clean files never pay for it. ``path`` is the

@@ -112,6 +112,7 @@ def build(
     index = ProjectIndex(root, store)
     modules = _ModuleNames(root, settings.namespace_packages)
     stale: list[ParseTask] = []
+    sizes: dict[Path, int] = {}
     touched = False  # whether the manifest needs writing again
     for path in files:
         relative, module = _relative(path, root), modules.of(path)
@@ -120,6 +121,7 @@ def build(
             stat = path.stat()
         except OSError:
             continue
+        sizes[path] = stat.st_size
         if entry is not None and entry.module == module:
             if (entry.size, entry.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
                 data = _read(path)
@@ -134,7 +136,12 @@ def build(
             continue
         stale.append(ParseTask(path, module))
     parsed: dict[str, ModuleSummary] = {}
-    for task, found in zip(stale, mapper(summarize_file, stale), strict=True):
+    # Parsed largest first, so the last task to finish is a small one (as the lint schedules them);
+    # entered in file order, so the map reads the same index whatever the order of the work.
+    largest_first = sorted(stale, key=lambda task: sizes[task.path], reverse=True)
+    results = dict(zip(largest_first, mapper(summarize_file, largest_first), strict=True))
+    for task in stale:
+        found = results[task]
         if found is not None:
             entry, summary = found
             index.entries[task.path] = entry

@@ -1,10 +1,11 @@
 """Node positions as LibCST's ``PositionProvider`` defines them, generated for as little code as possible.
 
 Positions come from code generation, which costs about as much as the parse. Findings are rare, so
-the :class:`Locator` generates only the statement that holds a finding: CPython's ``ast`` (already
-built by the engine's syntax check) gives that statement's first line, and the generated text is
-compared with the source at that line before its spans are trusted. Anything it cannot place that
-way falls back to one pass over the whole module.
+the :class:`Locator` generates only the statement that holds a finding and finds that text in the
+source: where it occurs once, at the start of a line, that is the statement's first line. Where it
+occurs more than once (or a file has many findings), CPython's ``ast`` gives the first line instead,
+and the generated text is compared with the source at that line before its spans are trusted.
+Anything it cannot place either way falls back to one pass over the whole module.
 
 LibCST does not give every source back: a form feed in a line's indentation (CPython resets the
 indentation count at one) is dropped from the tree, so the generated code is one or more characters
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 
 import libcst as cst
@@ -118,22 +120,45 @@ class _ColumnMap:
         return after if column < self.length else self.read_length
 
 
-class Locator:
-    """Spans of one module's nodes, generating one statement at a time where it can."""
+#: How many statements a file places by searching its text before parsing it with CPython instead:
+#: each search reads the whole text, so a file with thousands of findings must not search for each.
+_TEXT_SEARCHES = 16
 
-    def __init__(self, module: cst.Module, text: str, syntax_tree: ast.Module | None) -> None:
+
+class Locator:
+    """Spans of one module's nodes, generating one statement at a time where it can.
+
+    ``syntax_tree`` is CPython's tree of the same source when the caller has one; ``parse`` makes
+    it when a statement's text alone cannot place the statement (None: CPython cannot parse it).
+    """
+
+    def __init__(
+        self,
+        module: cst.Module,
+        text: str,
+        syntax_tree: ast.Module | None,
+        parse: Callable[[], ast.Module] | None = None,
+    ) -> None:
         self.module = module
         self.text = text
         self.syntax_tree = syntax_tree
+        self._parse = parse
         self._spans: dict[cst.CSTNode, Span] = {}
         self._generated: set[int] = set()
         self._whole_module = False
         self._line_starts: list[int] | None = None
         self._indexes: dict[int, dict[int, int]] = {}
+        self._searches = 0
 
     def span(self, node: cst.CSTNode, path: Sequence[cst.CSTNode] = ()) -> Span:
         """The span of ``node``; ``path`` (module first, as the traversal's ancestors) narrows the work."""
         found = self._spans.get(node)
+        if found is None and path and self.syntax_tree is None and self._searches < _TEXT_SEARCHES:
+            self._searches += 1
+            self._place_by_text(path)
+            found = self._spans.get(node)
+        if found is None and path and self._parse is not None and self.syntax_tree is None:
+            self.syntax_tree, self._parse = self._parse(), None
         if found is None and path and self.syntax_tree is not None:
             self._generate_statement(path)
             found = self._spans.get(node)
@@ -144,6 +169,70 @@ class Locator:
         if found is None:
             raise KeyError(f"{type(node).__name__} node is not part of the module")
         return found
+
+    def _place_by_text(self, path: Sequence[cst.CSTNode]) -> None:
+        """Generate the innermost statement on ``path`` from line 1 and move its spans to the one
+        line of the source where that text starts, if there is exactly one."""
+        placed = self._innermost_in_tree(path)
+        if placed is None or id(placed[0]) in self._generated:
+            return
+        statement, indents = placed
+        holder = _Spans()
+        state = _SpanState(
+            default_indent=self.module.default_indent,
+            default_newline=self.module.default_newline,
+            provider=holder,
+            indent_tokens=list(indents),
+        )
+        statement._codegen(state)
+        first_line = self._only_line_starting_with("".join(state.tokens))
+        if first_line is None:
+            return
+        self._generated.add(id(statement))
+        shift = first_line - 1
+        for node, ((line, column), (end_line, end_column)) in holder._computed.items():
+            self._spans[node] = ((line + shift, column), (end_line + shift, end_column))
+
+    def _innermost_in_tree(self, path: Sequence[cst.CSTNode]) -> tuple[cst.CSTNode, list[str]] | None:
+        """The deepest statement on ``path`` reachable through ``def``/``class`` bodies, with the
+        indents around it (LibCST's tree alone)."""
+        body: Sequence[cst.BaseStatement] = self.module.body
+        indents: list[str] = []
+        placed = None
+        index = 1
+        while index < len(path):
+            statement = path[index]
+            if id(statement) not in self._indexes_of(body):
+                break
+            placed = (statement, list(indents))
+            block = getattr(statement, "body", None)
+            if not isinstance(statement, _DESCEND) or not isinstance(block, cst.IndentedBlock):
+                break
+            if index + 2 >= len(path) or path[index + 1] is not block:
+                break
+            indents.append(self.module.default_indent if block.indent is None else block.indent)
+            body = block.body
+            index += 2
+        return placed
+
+    def _only_line_starting_with(self, code: str) -> int | None:
+        """The line at whose start ``code`` occurs, when it occurs at the start of exactly one line."""
+        starts = self._starts()
+        found = None
+        at = self.text.find(code)
+        while code and at != -1:
+            line = bisect_left(starts, at)
+            if line < len(starts) and starts[line] == at:
+                if found is not None:
+                    return None
+                found = line + 1
+            at = self.text.find(code, at + 1)
+        return found
+
+    def _starts(self) -> list[int]:
+        if self._line_starts is None:
+            self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
+        return self._line_starts
 
     def _generate_statement(self, path: Sequence[cst.CSTNode]) -> None:
         placed = self._innermost_statement(path)
@@ -200,12 +289,10 @@ class Locator:
         return found
 
     def _matches_source(self, code: str, first_line: int) -> bool:
-        if self._line_starts is None:
-            self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
-        if not 0 < first_line <= len(self._line_starts):
+        starts = self._starts()
+        if not 0 < first_line <= len(starts):
             return False
-        start = self._line_starts[first_line - 1]
-        return self.text.startswith(code, start)
+        return self.text.startswith(code, starts[first_line - 1])
 
 
 def _ast_indexes(body: Sequence[cst.BaseStatement]) -> dict[int, int]:
