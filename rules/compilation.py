@@ -132,7 +132,8 @@ class Compilation(Rule):
     )
 
     def visit_Name(self, node: cst.Name) -> None:
-        self._check_reference(node)
+        if node.value in self.ctx.imported_names:  # any other bare name has no qualified name
+            self._check_reference(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._check_reference(node)

@@ -303,6 +303,8 @@ class DeviceRoute(Rule):
             self._report(node, f".{node.attr.value}", _TESTS)
 
     def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self.ctx.imported_names:  # any other bare name has no qualified name
+            return
         qualname = self.ctx.qualname(node)
         if is_torch_name(qualname, *_DEVICE_MODULES) and is_reference(self.ctx, node):
             self._report(node, qualname or "", _USES)

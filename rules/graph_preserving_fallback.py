@@ -155,6 +155,7 @@ class GraphPreservingFallback(Rule):
         self._state_names: list[set[str]] = [set()]  # per function: locals holding autograd state
         #: Per function: parameters asking for autograd (``requires_grad``), and locals folded from them.
         self._flags: list[set[str]] = [set()]
+        self._watches: bool | None = None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._state_names.append(set())
@@ -183,6 +184,8 @@ class GraphPreservingFallback(Rule):
         self._bind(node.target, node.value)
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if not self._flags[-1] and not self._watching():
+            return  # nothing is tracked, so nothing can be bound or unbound
         pairs = [(target, value)]
         if isinstance(target, cst.Tuple | cst.List) and isinstance(value, cst.Tuple | cst.List):
             if len(target.elements) == len(value.elements):
@@ -193,18 +196,20 @@ class GraphPreservingFallback(Rule):
                 reads_flag = any(isinstance(n, cst.Name) and n.value in flags for n in walk(part))
                 (flags.add if reads_flag else flags.discard)(name.value)
             if isinstance(name, cst.Name | cst.Attribute):
-                key = source_of(name)
-                (self._state_names[-1].add if self._reads(part) else self._state_names[-1].discard)(key)
+                key, reads = source_of(name), self._reads(part)
+                (self._state_names[-1].add if reads else self._state_names[-1].discard)(key)
                 if isinstance(name, cst.Attribute):  # ``self.needs_graph``: read by other methods too
-                    (self._state_names[0].add if self._reads(part) else self._state_names[0].discard)(key)
+                    (self._state_names[0].add if reads else self._state_names[0].discard)(key)
 
     def _reads(self, value: cst.BaseExpression) -> bool:
         return self._watching() and self._first_read(value) is not None
 
     def _watching(self) -> bool:
         """Whether the file can read autograd state at all: it mentions it, or calls a project
-        function that returns it (cheap, so most files skip the work)."""
-        return self.ctx.mentions(_STATE_TEXT) or "grad-flag" in self.ctx.kernel.returns.values()
+        function that returns it (asked once per file, so most files skip the work)."""
+        if self._watches is None:
+            self._watches = self.ctx.mentions(_STATE_TEXT) or "grad-flag" in self.ctx.kernel.returns.values()
+        return self._watches
 
     def visit_If(self, node: cst.If) -> None:
         if only_raises(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):

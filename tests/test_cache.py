@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 from pathlib import Path
 
 import pytest
@@ -101,13 +102,13 @@ def test_a_warm_run_of_a_large_batch_starts_no_worker(tmp_path, monkeypatch, cap
         (tmp_path / f"m{index}.py").write_text("import torch\ny = x.cuda()\n")
     monkeypatch.chdir(tmp_path)
     pools: list[int] = []
-    real_pool = runner.ProcessPoolExecutor
+    real_pool = concurrent.futures.ProcessPoolExecutor
 
     def counting_pool(*args, **kwargs):
         pools.append(1)
         return real_pool(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", counting_pool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", counting_pool)
     cold = lint(capsys, "--jobs", "2")
     assert cold[1].count("TPL003") == runner.POOL_THRESHOLD + 1
     assert len(pools) == 1

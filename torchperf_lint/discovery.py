@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
+from functools import lru_cache
 from pathlib import Path
-
-from pathspec import GitIgnoreSpec
 
 from torchperf_lint.config import Settings
 
@@ -36,6 +36,8 @@ class _GitIgnore:
     its patterns apply to paths below the folder it belongs to."""
 
     def __init__(self, base: Path, lines: list[str]) -> None:
+        from pathspec import GitIgnoreSpec  # only where a project has an ignore file
+
         self.base = base.absolute()
         self.spec = GitIgnoreSpec.from_lines(lines)
 
@@ -55,10 +57,17 @@ def _excluded(path: Path, root: Path, patterns: tuple[str, ...], relative: str |
         return False
     if relative is None:
         relative = _relative_to(path, root)
-    return any(
-        fnmatchcase(path.name, p) or fnmatchcase(relative, p) or fnmatchcase(relative, p.rstrip("/") + "/*")
-        for p in patterns
-    )
+    either, below = _exclude_matchers(patterns)
+    return bool(either.match(path.name) or either.match(relative) or below.match(relative))
+
+
+@lru_cache(maxsize=64)
+def _exclude_matchers(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The patterns as two expressions, compiled once: one a name or a relative path matches, one a
+    path below a matching folder matches (``build`` also excludes ``build/x.py``)."""
+    either = "|".join(translate(p) for p in patterns)
+    below = "|".join(translate(p.rstrip("/") + "/*") for p in patterns)
+    return re.compile(either), re.compile(below)
 
 
 def _relative_to(path: Path, root: Path) -> str:

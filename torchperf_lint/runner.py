@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from torchperf_lint.cache import Cache, code_fingerprint
 from torchperf_lint.diagnostics import SYNTAX_ERROR, Diagnostic
 from torchperf_lint.registry import catalog
 from torchperf_lint.workspace import FileSettings
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 #: Below this many files, starting worker processes costs more than it saves.
 POOL_THRESHOLD = 32
@@ -124,6 +126,8 @@ class Workers:
         if self.count <= 1 or len(batch) < POOL_THRESHOLD:
             return map(function, batch)
         if self._pool is None:
+            from concurrent.futures import ProcessPoolExecutor  # a pre-commit run of a few files needs none
+
             self._pool = ProcessPoolExecutor(max_workers=self.count)
         return self._pool.map(function, batch)
 
