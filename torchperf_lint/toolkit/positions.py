@@ -177,13 +177,7 @@ class Locator:
         if placed is None or id(placed[0]) in self._generated:
             return
         statement, indents = placed
-        holder = _Spans()
-        state = _SpanState(
-            default_indent=self.module.default_indent,
-            default_newline=self.module.default_newline,
-            provider=holder,
-            indent_tokens=list(indents),
-        )
+        holder, state = self._statement_state(indents)
         statement._codegen(state)
         first_line = self._only_line_starting_with("".join(state.tokens))
         if first_line is None:
@@ -192,6 +186,17 @@ class Locator:
         shift = first_line - 1
         for node, ((line, column), (end_line, end_column)) in holder._computed.items():
             self._spans[node] = ((line + shift, column), (end_line + shift, end_column))
+
+    def _statement_state(self, indents: list[str]) -> tuple[_Spans, _SpanState]:
+        """A codegen state for one statement under ``indents``, and where it records spans."""
+        holder = _Spans()
+        state = _SpanState(
+            default_indent=self.module.default_indent,
+            default_newline=self.module.default_newline,
+            provider=holder,
+            indent_tokens=list(indents),
+        )
+        return holder, state
 
     def _innermost_in_tree(self, path: Sequence[cst.CSTNode]) -> tuple[cst.CSTNode, list[str]] | None:
         """The deepest statement on ``path`` reachable through ``def``/``class`` bodies, with the
@@ -240,13 +245,7 @@ class Locator:
             return
         statement, indents, first_line, _ = placed
         self._generated.add(id(statement))
-        holder = _Spans()
-        state = _SpanState(
-            default_indent=self.module.default_indent,
-            default_newline=self.module.default_newline,
-            provider=holder,
-            indent_tokens=list(indents),
-        )
+        holder, state = self._statement_state(indents)
         state.line = first_line
         statement._codegen(state)
         if self._matches_source("".join(state.tokens), first_line):
