@@ -121,27 +121,29 @@ def test_spans_placed_by_text_match_whole_module_spans(source):
         assert locator.span(node, path) == expected[node]
 
 
-def test_a_statement_whose_text_occurs_once_is_placed_without_parsing():
-    source = "import torch\n\ndef f(x):\n    a = 1\n    return torch.compile(x)\n"
+def unplaced(
+    source: str,
+) -> tuple[list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]], CountingParse, positions.Locator]:
+    """The calls of ``source`` with their paths, and a locator given no tree but a counted parse."""
     module = cst.parse_module(source)
     recorder = PathRecorder()
     traversal.visit(module, recorder)
-    call = next((n, p) for n, p in recorder.paths if isinstance(n, cst.Call))
+    calls = [(n, p) for n, p in recorder.paths if isinstance(n, cst.Call)]
     parse = CountingParse(source)
-    locator = positions.Locator(module, source, None, parse)
-    assert locator.span(*call) == ((5, 11), (5, 27))
+    return calls, parse, positions.Locator(module, source, None, parse)
+
+
+def test_a_statement_whose_text_occurs_once_is_placed_without_parsing():
+    source = "import torch\n\ndef f(x):\n    a = 1\n    return torch.compile(x)\n"
+    calls, parse, locator = unplaced(source)
+    assert locator.span(*calls[0]) == ((5, 11), (5, 27))
     assert parse.calls == 0
     assert not locator._whole_module
 
 
 def test_a_statement_whose_text_repeats_is_placed_by_the_parsed_tree():
     source = "def f(x):\n    return x.cuda()\n\n\ndef g(x):\n    return x.cuda()\n"
-    module = cst.parse_module(source)
-    recorder = PathRecorder()
-    traversal.visit(module, recorder)
-    calls = [(n, p) for n, p in recorder.paths if isinstance(n, cst.Call)]
-    parse = CountingParse(source)
-    locator = positions.Locator(module, source, None, parse)
+    calls, parse, locator = unplaced(source)
     assert [locator.span(*call)[0] for call in calls] == [(2, 11), (6, 11)]
     assert parse.calls == 1
     assert not locator._whole_module
@@ -149,12 +151,7 @@ def test_a_statement_whose_text_repeats_is_placed_by_the_parsed_tree():
 
 def test_a_file_with_many_findings_stops_searching_its_text_and_parses_once():
     source = "import torch\n" + "".join(f"a{i} = x.cuda()\n" for i in range(100))
-    module = cst.parse_module(source)
-    recorder = PathRecorder()
-    traversal.visit(module, recorder)
-    calls = [(n, p) for n, p in recorder.paths if isinstance(n, cst.Call)]
-    parse = CountingParse(source)
-    locator = positions.Locator(module, source, None, parse)
+    calls, parse, locator = unplaced(source)
     assert [locator.span(*call)[0] for call in calls] == [(i + 2, len(f"a{i} = ")) for i in range(100)]
     assert parse.calls == 1
     assert locator._searches == positions._TEXT_SEARCHES

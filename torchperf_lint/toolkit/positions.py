@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from difflib import SequenceMatcher
 
 import libcst as cst
@@ -201,24 +201,31 @@ class Locator:
     def _innermost_in_tree(self, path: Sequence[cst.CSTNode]) -> tuple[cst.CSTNode, list[str]] | None:
         """The deepest statement on ``path`` reachable through ``def``/``class`` bodies, with the
         indents around it (LibCST's tree alone)."""
+        placed = None
+        for statement, indents, _ in self._descent(path):
+            placed = (statement, indents)
+        return placed
+
+    def _descent(self, path: Sequence[cst.CSTNode]) -> Iterator[tuple[cst.CSTNode, list[str], int]]:
+        """The statements on ``path``, outermost first, while each lies in a ``def``/``class`` body
+        of the one before: each with the indents around it and its index in an ``ast`` body."""
         body: Sequence[cst.BaseStatement] = self.module.body
         indents: list[str] = []
-        placed = None
         index = 1
         while index < len(path):
             statement = path[index]
-            if id(statement) not in self._indexes_of(body):
-                break
-            placed = (statement, list(indents))
+            position = self._indexes_of(body).get(id(statement))
+            if position is None:
+                return
+            yield statement, list(indents), position
             block = getattr(statement, "body", None)
             if not isinstance(statement, _DESCEND) or not isinstance(block, cst.IndentedBlock):
-                break
+                return
             if index + 2 >= len(path) or path[index + 1] is not block:
-                break
+                return
             indents.append(self.module.default_indent if block.indent is None else block.indent)
             body = block.body
             index += 2
-        return placed
 
     def _only_line_starting_with(self, code: str) -> int | None:
         """The line at whose start ``code`` occurs, when it occurs at the start of exactly one line."""
@@ -257,27 +264,15 @@ class Locator:
         """The deepest statement on ``path`` reachable through ``def``/``class`` bodies, the indents
         around it, the line its leading blank lines and comments start on, and its ``ast`` twin."""
         assert self.syntax_tree is not None
-        body: Sequence[cst.BaseStatement] = self.module.body
         syntax_body: list[ast.stmt] = self.syntax_tree.body
-        indents: list[str] = []
         placed = None
-        index = 1
-        while index < len(path):
-            statement = path[index]
-            position = self._indexes_of(body).get(id(statement))
-            if position is None or position >= len(syntax_body):
+        for statement, indents, position in self._descent(path):
+            if position >= len(syntax_body):
                 break
             counterpart = syntax_body[position]
             first_line = _first_line(counterpart) - len(statement.leading_lines)  # type: ignore[attr-defined]
-            placed = (statement, list(indents), first_line, counterpart)
-            block = getattr(statement, "body", None)
-            if not isinstance(statement, _DESCEND) or not isinstance(block, cst.IndentedBlock):
-                break
-            if index + 2 >= len(path) or path[index + 1] is not block:
-                break
-            indents.append(self.module.default_indent if block.indent is None else block.indent)
-            body, syntax_body = block.body, counterpart.body  # type: ignore[attr-defined]
-            index += 2
+            placed = (statement, indents, first_line, counterpart)
+            syntax_body = getattr(counterpart, "body", [])
         return placed
 
     def _indexes_of(self, body: Sequence[cst.BaseStatement]) -> dict[int, int]:
