@@ -6,8 +6,10 @@ import ast
 import hashlib
 import io
 import re
+import threading
 import tokenize
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import libcst as cst
@@ -180,12 +182,38 @@ def _libcst_tree(text: str, checked: ast.Module | Rejected | None) -> cst.Module
     if isinstance(checked, Rejected) and not _bounded(text):
         return checked
     try:
-        return cst.parse_module(text)
+        with _parser_output_trusted():
+            return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         own = Rejected(error.raw_line, error.raw_column + 1, _parser_message(error))
         return checked if isinstance(checked, Rejected) else own
     except RecursionError:
         return Rejected(1, 1, "File is nested too deeply to parse", final=True)
+
+
+_TRUST = threading.Lock()
+
+
+@contextmanager
+def _parser_output_trusted() -> Iterator[None]:
+    """Skip LibCST's per-node checks while its own parser builds a tree.
+
+    Every node runs ``_validate`` from ``__post_init__``; those checks catch hand-built nodes that
+    could not print back to valid code, and a tree the parser built from valid source passes them by
+    construction. They cost a tenth of the parse. Nodes built anywhere else (fixes) keep their checks:
+    the hook is restored as soon as the parse returns, under a lock so threads cannot interleave.
+    """
+    with _TRUST:
+        checks = cst.CSTNode.__post_init__
+        cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            cst.CSTNode.__post_init__ = checks  # type: ignore[method-assign]
+
+
+def _unchecked(node: cst.CSTNode) -> None:
+    """The node check used while the parser builds a tree: nothing to check."""
 
 
 def _bounded(text: str) -> bool:

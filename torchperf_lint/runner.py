@@ -6,6 +6,7 @@ classes and LibCST are imported only when some file must actually be linted.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 
 #: Below this many files, starting worker processes costs more than it saves.
 POOL_THRESHOLD = 32
+#: Allocations between two collections of the youngest generation while a batch runs. Parsing makes
+#: millions of short-lived nodes without cycles; at CPython's default of 700 the cyclic collector
+#: runs thousands of times per file and finds nothing, a twelfth of the parse time.
+BATCH_GC_THRESHOLD = 50_000
 
 
 @dataclass(frozen=True)
@@ -115,11 +120,14 @@ class Workers:
     """Runs work over many items, in a process pool when a batch is large enough to pay for one.
 
     The pool starts on the first batch that needs it and serves every later one (the project index
-    and then the lint share it), so a run pays for starting processes at most once."""
+    and then the lint share it), so a run pays for starting processes at most once. While entered,
+    the cyclic collector runs less often (``BATCH_GC_THRESHOLD``), in this process and the workers
+    it forks."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.count = workers if workers is not None else (os.cpu_count() or 1)
         self._pool: ProcessPoolExecutor | None = None
+        self._gc_thresholds: tuple[int, int, int] | None = None
 
     def map(self, function: Callable[[_Item], _Result], items: Iterable[_Item]) -> Iterator[_Result]:
         batch = list(items)
@@ -132,6 +140,8 @@ class Workers:
         return self._pool.map(function, batch)
 
     def __enter__(self) -> Workers:
+        self._gc_thresholds = gc.get_threshold()
+        gc.set_threshold(BATCH_GC_THRESHOLD, *self._gc_thresholds[1:])
         return self
 
     def __exit__(
@@ -139,6 +149,8 @@ class Workers:
     ) -> None:
         if self._pool is not None:
             self._pool.shutdown()
+        if self._gc_thresholds is not None:
+            gc.set_threshold(*self._gc_thresholds)
 
 
 def run(
