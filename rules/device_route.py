@@ -8,7 +8,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.bookkeeping import only_raises
+from torchperf_lint.toolkit.bookkeeping import only_raises, only_reports
 from torchperf_lint.toolkit.matching import (
     is_non_cpu_device_string,
     is_reference,
@@ -41,8 +41,6 @@ _INTROSPECTION = frozenset(
     get_device_name get_device_properties get_device_capability get_arch_list current_allocated_memory
     driver_allocated_memory recommended_max_memory""".split()
 )
-#: Calls that only report: a device test whose branch does nothing else validates or warns.
-_REPORTS = frozenset({"warn", "warning", "warn_once", "warning_once"})
 _MOVES, _NAMES, _TESTS, _USES = (
     "moves work to a non-CPU device",
     "names a non-CPU device",
@@ -364,7 +362,7 @@ def _names_cpu_only(node: cst.BaseExpression) -> bool:
 
 def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
     """The block raises, warns, or only moves values to the CPU."""
-    if _rejects(body) or _only_reports(body):
+    if _rejects(body) or only_reports(body):
         return True
     for node in walk(body):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
@@ -382,20 +380,6 @@ def _rejects(body: cst.BaseSuite) -> bool:
         return False
     last = [n for n in walk(body) if isinstance(n, cst.Raise)][-1]
     return last.exc is not None
-
-
-def _only_reports(body: cst.BaseSuite) -> bool:
-    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    return bool(lines) and all(
-        isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite)
-        and all(
-            isinstance(small, cst.Expr)
-            and isinstance(small.value, cst.Call)
-            and _callee_name(small.value.func) in _REPORTS
-            for small in line.body
-        )
-        for line in lines
-    )
 
 
 def _callee_name(func: cst.BaseExpression) -> str:
@@ -427,7 +411,7 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
         if isinstance(node, cst.Assert) and child is node.test:
             return True
         if isinstance(node, cst.If) and child is node.test:
-            return _rejects(node.body) or _only_reports(node.body)
+            return _rejects(node.body) or only_reports(node.body)
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node

@@ -14,6 +14,7 @@ from torchperf_lint.toolkit.bookkeeping import (
     is_parameter_loop_variable,
     only_detaches,
     only_raises,
+    only_reports,
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import parameters
@@ -62,8 +63,9 @@ class GraphPreservingFallback(Rule):
         "fills in a default (`if requires_grad is None:`). One test gives "
         "one finding, however many reads it combines. Exempt, because none of them is a second route: "
         'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
-        "ValueError(msg)`), which is validation; a branch that only detaches its input (`x = x.detach()`, "
-        "`x.detach() if x.requires_grad else x`), which normalises it; reads inside a custom "
+        "ValueError(msg)`), which is validation; a branch that only warns or logs a warning; a branch that "
+        "only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, `x.detach() if "
+        "x.requires_grad else x`), which normalises it; reads inside a custom "
         "`torch.autograd.Function`'s `backward`, `jvp` or `vjp`, which skip gradients nobody needs in "
         "the backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
         "(`model.parameters()`, `named_parameters()`, a collection named like `params`, or a project "
@@ -84,6 +86,12 @@ class GraphPreservingFallback(Rule):
         "        return grad if needed else None\n",
         "import torch\ndef f(x):\n    if x.requires_grad:\n        x = x.detach()\n    return x * 2\n",
         "import torch\ndef f(x):\n    x = x.detach() if x.requires_grad else x\n    return x * 2\n",
+        "import torch\nclass Mean:\n    def add(self, v):\n        if v.requires_grad:\n"
+        "            v = v.detach().clone()\n        self.v = v\n",
+        "import torch\ndef keep(v):\n    return v.detach().cpu() if v.requires_grad else v\n",
+        "import torch, logging\ndef setup(named):\n    for k, v in named.items():\n"
+        "        if not v.requires_grad:\n            log = logging.getLogger(k)\n"
+        "            log.warning(f'{k} is frozen')\n",
         "import torch\ndef _needs(x):\n    return x.requires_grad\ndef f(x):\n    if _needs(x):\n"
         "        x = x.detach()\n    return x\n",
         "import torch\ndef ema(model, shadow):\n    for p, s in zip(model.parameters(), shadow):\n"
@@ -103,6 +111,12 @@ class GraphPreservingFallback(Rule):
     )
     invalid = (
         Invalid("import torch\nif x.requires_grad:\n    y = slow(x)\n", ((2, 4),)),
+        Invalid(
+            "import torch, warnings\ndef f(x):\n    if x.requires_grad:\n        warnings.warn('slow')\n"
+            "    else:\n        x = fast(x)\n    return x\n",
+            ((3, 8),),
+        ),
+        Invalid("import torch\ndef f(x):\n    return x.detach().mul(2) if x.requires_grad else x\n", ((3, 33),)),
         Invalid("import torch\ny = a(x) if torch.is_grad_enabled() else b(x)\n", ((2, 13),)),
         Invalid(
             "from torch import is_inference_mode_enabled as inf\nif not inf():\n    pass\n",
@@ -214,6 +228,8 @@ class GraphPreservingFallback(Rule):
     def visit_If(self, node: cst.If) -> None:
         if only_raises(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
             return
+        if node.orelse is None and only_reports(node.body):
+            return  # ``if not p.requires_grad: logger.warning(...)`` tells, it routes nothing
         self._check_test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:

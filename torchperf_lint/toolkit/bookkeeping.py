@@ -22,6 +22,10 @@ _AUTOGRAD_FUNCTIONS = frozenset(
 _BACKWARD_METHODS = frozenset({"backward", "jvp", "vjp"})
 #: Methods of ``nn.Module`` that give its parameters.
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+#: Calls that only tell someone something: a branch made of them runs no route.
+REPORTING_CALLS = frozenset({"warn", "warning", "warn_once", "warning_once"})
+#: Methods that may follow ``.detach()`` on a detached copy without starting any computation of their own.
+_AFTER_DETACH = frozenset({"clone", "contiguous", "cpu"})
 
 
 def in_custom_backward(ctx: FileContext) -> bool:
@@ -96,27 +100,58 @@ def only_detaches(body: cst.BaseSuite) -> bool:
 
 def _detaches(statement: cst.BaseSmallStatement) -> bool:
     value = statement.value if isinstance(statement, cst.Assign | cst.Expr) else None
-    return (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value
-        in (
-            "detach",
-            "detach_",
-        )
-    )
+    return value is not None and _detached_copy_of(value) is not None
+
+
+def _detached_copy_of(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What ``value`` detaches, when it is ``x.detach()``/``x.detach_()``, optionally followed by
+    ``.clone()``, ``.contiguous()`` or ``.cpu()`` (a detached copy of ``x``); else None."""
+    detached = False
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and not value.args:
+        method = value.func.attr.value
+        if method in ("detach", "detach_"):
+            detached = True
+        elif detached or method not in _AFTER_DETACH:
+            return None
+        value = value.func.value
+    return value if detached else None
 
 
 def is_detached_form(node: cst.IfExp) -> bool:
-    """``x.detach() if x.requires_grad else x``: one arm detaches, the other is the same value."""
+    """``x.detach() if x.requires_grad else x`` (or ``x.detach().clone()``): one arm detaches, the
+    other is the same value."""
     arms = (node.body, node.orelse)
-    return any(
-        isinstance(arm, cst.Call)
-        and isinstance(arm.func, cst.Attribute)
-        and arm.func.attr.value == "detach"
-        and other.deep_equals(arm.func.value)
-        for arm, other in (arms, arms[::-1])
+    for arm, other in (arms, arms[::-1]):
+        source = _detached_copy_of(arm)
+        if source is not None and other.deep_equals(source):
+            return True
+    return False
+
+
+def only_reports(body: cst.BaseSuite) -> bool:
+    """The block only reports: every statement calls a warning or logging function
+    (``warnings.warn``, ``logger.warning``), after binding at most the names those calls use."""
+    statements = _small_statements(body)
+    reports = [s for s in statements if isinstance(s, cst.Expr) and _is_report(s.value)]
+    if not reports:
+        return False
+    used = {n.value for report in reports for n in walk(report) if isinstance(n, cst.Name)}
+    return all(
+        statement in reports
+        or (
+            isinstance(statement, cst.Assign)
+            and all(isinstance(t.target, cst.Name) and t.target.value in used for t in statement.targets)
+        )
+        for statement in statements
     )
+
+
+def _is_report(value: cst.BaseExpression) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in REPORTING_CALLS
 
 
 def _small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
