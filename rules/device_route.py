@@ -382,10 +382,6 @@ def _rejects(body: cst.BaseSuite) -> bool:
     return last.exc is not None
 
 
-def _callee_name(func: cst.BaseExpression) -> str:
-    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-
-
 def _in_annotation(ancestors: list[cst.CSTNode]) -> bool:
     return any(isinstance(node, cst.Annotation) for node in ancestors)
 

@@ -23,7 +23,7 @@ _BACKWARD_METHODS = frozenset({"backward", "jvp", "vjp"})
 #: Methods of ``nn.Module`` that give its parameters.
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 #: Calls that only tell someone something: a branch made of them runs no route.
-REPORTING_CALLS = frozenset({"warn", "warning", "warn_once", "warning_once"})
+_REPORTING_CALLS = frozenset({"warn", "warning", "warn_once", "warning_once"})
 #: Methods that may follow ``.detach()`` on a detached copy without starting any computation of their own.
 _AFTER_DETACH = frozenset({"clone", "contiguous", "cpu"})
 
@@ -151,7 +151,7 @@ def _is_report(value: cst.BaseExpression) -> bool:
         return False
     func = value.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return name in REPORTING_CALLS
+    return name in _REPORTING_CALLS
 
 
 def _small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
