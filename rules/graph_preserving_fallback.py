@@ -69,7 +69,10 @@ class GraphPreservingFallback(Rule):
         "`torch.autograd.Function`'s `backward`, `jvp` or `vjp`, which skip gradients nobody needs in "
         "the backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
         "(`model.parameters()`, `named_parameters()`, a collection named like `params`, or a project "
-        "function returning one), which is freezing and optimizer bookkeeping."
+        "function returning one), which is freezing and optimizer bookkeeping. A flag passed on only as "
+        "the `requires_grad=` argument of a call (`self.pos = nn.Parameter(t, requires_grad="
+        "self.pos.requires_grad)`) configures the tensor the call makes: the name then holds that "
+        "tensor, and testing it (`if self.pos is not None:`) reads no autograd state."
     ) + tests_apply(
         "a branch on `requires_grad` or the grad mode in a test picks between two routes as a kernel "
         "would, and the contract rules out a route chosen by autograd state wherever it is written; a "
@@ -108,8 +111,30 @@ class GraphPreservingFallback(Rule):
         "import torch\ndef f(x):\n    recording = torch.is_grad_enabled()\n    recording = False\n"
         "    if recording:\n        pass\n",
         "import torch\ndef _size(x):\n    return x.numel()\nif _size(x):\n    pass\n",
+        "import torch\nclass M:\n    def grow(self, n):\n"
+        "        self.pos = torch.nn.Parameter(pad(self.pos, n), requires_grad=self.pos.requires_grad)\n"
+        "    def forward(self, x):\n        if self.pos is not None:\n"
+        "            x = x + self.pos\n        return x\n",
+        "import torch\ndef f(x, n):\n    w = torch.zeros(n, requires_grad=x.requires_grad)\n"
+        "    if w.numel() > 4:\n        return slow(x, w)\n    return fast(x, w)\n",
     )
     invalid = (
+        Invalid(
+            "import torch\ndef f(x):\n    rows = x.unbind(0) if x.requires_grad else None\n"
+            "    if rows is None:\n        return fast(x)\n    return slow(rows)\n",
+            ((3, 27), (4, 8)),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    needs = torch.zeros(1, requires_grad=x.requires_grad).requires_grad\n"
+            "    if needs:\n        return slow(x)\n    return x\n",
+            ((4, 8),),
+        ),
+        Invalid(
+            "import torch\ndef f(x, w):\n"
+            "    keep = torch.nn.Parameter(w, requires_grad=x.requires_grad or w.requires_grad)\n"
+            "    if keep.requires_grad:\n        return slow(x)\n    return x\n",
+            ((4, 8),),
+        ),
         Invalid("import torch\nif x.requires_grad:\n    y = slow(x)\n", ((2, 4),)),
         Invalid(
             "import torch, warnings\ndef f(x):\n    if x.requires_grad:\n        warnings.warn('slow')\n"
@@ -210,7 +235,7 @@ class GraphPreservingFallback(Rule):
                 reads_flag = any(isinstance(n, cst.Name) and n.value in flags for n in walk(part))
                 (flags.add if reads_flag else flags.discard)(name.value)
             if isinstance(name, cst.Name | cst.Attribute):
-                key, reads = source_of(name), self._reads(part)
+                key, reads = source_of(name), self._reads(part) and not _copies_flag_into_tensor(part)
                 (self._state_names[-1].add if reads else self._state_names[-1].discard)(key)
                 if isinstance(name, cst.Attribute):  # ``self.needs_graph``: read by other methods too
                     (self._state_names[0].add if reads else self._state_names[0].discard)(key)
@@ -291,6 +316,18 @@ class GraphPreservingFallback(Rule):
             elif isinstance(found, cst.Name) and found.value in names:
                 return found, found.value, ", which holds autograd state,"
         return None
+
+
+def _copies_flag_into_tensor(value: cst.BaseExpression) -> bool:
+    """``nn.Parameter(t, requires_grad=p.requires_grad)``: the flag only configures the tensor the
+    call makes, so the bound name holds that tensor, not autograd state to branch on later."""
+    if not isinstance(value, cst.Call):
+        return False
+    flag_args = [arg for arg in value.args if arg.keyword is not None and arg.keyword.value == "requires_grad"]
+    others = [arg for arg in value.args if arg not in flag_args]
+    return bool(flag_args) and not any(
+        isinstance(n, cst.Attribute) and n.attr.value == "requires_grad" for arg in others for n in walk(arg)
+    )
 
 
 def _tests_for_none(test: cst.BaseExpression) -> bool:
