@@ -10,6 +10,7 @@ from torchperf_lint.fixes import SAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.matching import is_reference, is_torch_name, positional, source_of, string_value, walk
 from torchperf_lint.toolkit.scopes import dotted
+from torchperf_lint.toolkit.traversal import in_source_order
 
 _COMPILERS = (
     "torch.compile",
@@ -31,6 +32,8 @@ _COMPILERS = (
 )
 #: Loaders of TorchScript modules: what they return runs as a graph, not as eager Python.
 _LOADERS = frozenset({"torch.jit.load", "torch.jit._load_for_lite_interpreter"})
+#: Taking only a loaded module's weights runs none of its graph.
+_WEIGHTS_METHOD = "state_dict"
 #: Packages whose every member is compiler machinery: internal ones and the public ``torch.compiler`` API.
 _COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor", "torch.compiler")
 #: Queries that only ask whether code is being compiled or exported; eager code may ask them freely.
@@ -63,7 +66,9 @@ class Compilation(Rule):
         'bound to `optional_import("torch_tensorrt")`, `importlib.import_module(...)` or '
         "`__import__(...)`, a project function returning one, or such a name imported from another "
         "module of the project. `torch.jit.load` is flagged too: the module it returns runs as a "
-        "TorchScript graph. Exempt: queries whose name starts with `is_` "
+        "TorchScript graph, unless only its weights are taken (`torch.jit.load(p).state_dict()`, "
+        "after `.eval()` or through a local used for nothing else), which runs no graph. Exempt: "
+        "queries whose name starts with `is_` "
         '(`torch.compiler.is_compiling()`, `getattr(torch._dynamo, "is_compiling")`), which only ask '
         "whether code is being compiled and are how eager code stays compatible; `re.compile` and "
         "local functions named `compile`, which are not torch. Test files are not exempt: "
@@ -88,9 +93,25 @@ class Compilation(Rule):
         "def compile(model):\n    return model\ntorch_tensorrt = None\ncompile(1)\n",
         "import importlib\nimport torch\nnp = importlib.import_module('numpy')\nx = np.compile(1)\n",
         "import torch\nstate = torch.load('weights.pt')\n",
+        "import torch\ndef f(p):\n    return build(torch.jit.load(p, map_location='cpu').state_dict())\n",
+        "import torch\ndef f(p):\n    return build(torch.jit.load(p).eval().state_dict())\n",
+        "from torch import jit\ndef f(p):\n    model = jit.load(p, map_location='cpu').eval()\n"
+        "    return build(model.state_dict())\n",
+        "import torch\ndef f(p):\n    with open(p, 'rb') as h:\n        model = torch.jit.load(h).eval()\n"
+        "    model = build(model.state_dict())\n    return model(1)\n",
     )
     invalid = (
         Invalid("import torch\nmodel = torch.jit.load('m.pt')\n", ((2, 9),)),
+        Invalid("import torch\ndef f(p):\n    return torch.jit.load(p).eval()(1)\n", ((3, 12),)),
+        Invalid(
+            "import torch\ndef f(p, jit):\n    model = torch.jit.load(p).eval()\n    if not jit:\n"
+            "        model = build(model.state_dict())\n    return model\n",
+            ((3, 13),),
+        ),
+        Invalid(
+            "import torch\ndef f(p):\n    m = torch.jit.load(p)\n    w = m.state_dict()\n    return m(w)\n",
+            ((3, 9),),
+        ),
         Invalid(
             "import torch\nfrom monai.utils import optional_import\n"
             "trt, has_trt = optional_import('torch_tensorrt')\n"
@@ -143,7 +164,8 @@ class Compilation(Rule):
         if qualname is None or not is_reference(self.ctx, node):
             return
         if qualname in _LOADERS:
-            self.report(node, what=qualname, effect="runs a TorchScript graph instead of eager code")
+            if not _only_weights_taken(self.ctx):
+                self.report(node, what=qualname, effect="runs a TorchScript graph instead of eager code")
         elif qualname in _COMPILERS:
             effect = "compiles or captures a graph"
             self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname, effect=effect)
@@ -198,6 +220,71 @@ class Compilation(Rule):
 #: The text of a call whose callee's name says it imports, with a string first (``optional_import("m"``,
 #: ``import_module('m'``): a file without one binds no module by a call, so its tree need not be walked.
 _IMPORT_CALL = re.compile(r"import\w*\s*\(\s*[rRbBuU]?['\"]", re.IGNORECASE)
+
+
+def _only_weights_taken(ctx) -> bool:
+    """``torch.jit.load(path).state_dict()``, directly, after ``.eval()``, or through a local used
+    for nothing else in its function: the weights feed an eager model and no graph ever runs."""
+    chain = list(reversed(ctx.ancestors))  # the loader reference first, then its enclosing nodes
+    if len(chain) < 2 or not isinstance(chain[1], cst.Call) or chain[1].func is not chain[0]:
+        return False
+    result, rest = chain[1], chain[2:]
+    while len(rest) > 1 and _is_method_call(rest[0], rest[1], result, "eval"):
+        result, rest = rest[1], rest[2:]
+    if rest and isinstance(rest[0], cst.Attribute) and rest[0].value is result:
+        return rest[0].attr.value == _WEIGHTS_METHOD
+    function = ctx.enclosing_function()
+    if function is None or len(rest) < 1 or not isinstance(rest[0], cst.Assign):
+        return False
+    targets = rest[0].targets
+    if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
+        return False
+    return _used_only_for_weights(function, rest[0], targets[0].target.value)
+
+
+def _used_only_for_weights(function: cst.FunctionDef, binding: cst.Assign, name: str) -> bool:
+    """Every read of ``name`` after ``binding``, up to a statement of the function's own body that
+    rebinds it (``model = build(model.state_dict())``), is a ``.state_dict`` read. A rebinding under
+    a condition ends nothing: on the other path the loaded module is still what the name holds."""
+    inside_binding = {id(node) for node in walk(binding)}
+    unconditional = {
+        id(small)
+        for line in function.body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+    }
+    reads: list[cst.Attribute] = []
+    read_roots: set[int] = set()
+    started = False
+    for node in in_source_order(function.body):
+        if node is binding:
+            started = True
+        if not started or id(node) in inside_binding:
+            continue
+        rebinding = (
+            id(node) in unconditional
+            and isinstance(node, cst.Assign)
+            and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
+        )
+        for part in walk(node.value) if rebinding else (node,):
+            if isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) and part.value.value == name:
+                reads.append(part)
+                read_roots.add(id(part.value))
+            elif isinstance(part, cst.Name) and part.value == name and id(part) not in read_roots:
+                return False
+        if rebinding:
+            break
+    return bool(reads) and all(read.attr.value == _WEIGHTS_METHOD for read in reads)
+
+
+def _is_method_call(attribute: cst.CSTNode, call: cst.CSTNode, receiver: cst.CSTNode, method: str) -> bool:
+    return (
+        isinstance(attribute, cst.Attribute)
+        and attribute.value is receiver
+        and attribute.attr.value == method
+        and isinstance(call, cst.Call)
+        and call.func is attribute
+    )
 
 
 def _modules_imported_by_name(ctx) -> dict[str, str]:
