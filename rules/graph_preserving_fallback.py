@@ -18,7 +18,7 @@ from torchperf_lint.toolkit.bookkeeping import (
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import is_literal, source_of, walk
+from torchperf_lint.toolkit.matching import is_literal, keyword, source_of, walk
 from torchperf_lint.toolkit.traversal import in_source_order
 from torchperf_lint.vocabulary import GRAD_ENABLERS, GRAD_GUARDS
 
@@ -321,12 +321,12 @@ class GraphPreservingFallback(Rule):
 def _copies_flag_into_tensor(value: cst.BaseExpression) -> bool:
     """``nn.Parameter(t, requires_grad=p.requires_grad)``: the flag only configures the tensor the
     call makes, so the bound name holds that tensor, not autograd state to branch on later."""
-    if not isinstance(value, cst.Call):
-        return False
-    flag_args = [arg for arg in value.args if arg.keyword is not None and arg.keyword.value == "requires_grad"]
-    others = [arg for arg in value.args if arg not in flag_args]
-    return bool(flag_args) and not any(
-        isinstance(n, cst.Attribute) and n.attr.value == "requires_grad" for arg in others for n in walk(arg)
+    flag = keyword(value, "requires_grad") if isinstance(value, cst.Call) else None
+    return flag is not None and not any(
+        isinstance(n, cst.Attribute) and n.attr.value == "requires_grad"
+        for arg in value.args
+        if arg is not flag
+        for n in walk(arg)
     )
 
 
