@@ -9,7 +9,8 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import dtypes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.matching import keyword, method_name, positional
-from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
+from torchperf_lint.toolkit.traversal import walk
+from torchperf_lint.toolkit.types import ARRAY, TENSOR, bound_value, kind_of
 
 _NUMPY_COPIES = frozenset({"numpy.array"})
 #: Legacy typed constructors: each copies (and converts) whatever array or tensor it is given.
@@ -52,7 +53,11 @@ class BridgeCopy(Rule):
         "or a name bound to one of them or annotated `np.ndarray`, `npt.NDArray[...]` or `torch.Tensor`. "
         "A rebinding takes effect after its right-hand side, so in `mean = torch.tensor(mean)` the "
         "argument is whatever `mean` held before (often a list). Exempt: literals (`torch.tensor([1, "
-        "2])`) and values of unknown type, since converting a Python list or number has to copy; and a "
+        "2])`) and values of unknown type, since converting a Python list or number has to copy; an "
+        "element picked from an array by plain positions (`scores[-1]`, `table[i, j]`, directly or "
+        "through a name), which is a NumPy scalar when the array has that many axes and has no "
+        "zero-copy bridge, unless the function indexes the same array over more axes elsewhere "
+        "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); and a "
         "conversion: `torch.tensor(x, dtype=...)` unless `x` is known to have that dtype already "
         "(`a.astype(np.float32)` with `dtype=torch.float32`), and a legacy constructor of an `x` known "
         "to have another dtype (`torch.FloatTensor(np.zeros(3))`, float64), since converting copies "
@@ -73,6 +78,12 @@ class BridgeCopy(Rule):
     )
     valid = (
         "import torch\nt = torch.tensor([1.0, 2.0])\n",
+        # an element picked by plain indices may be a NumPy scalar, which only a copy converts
+        "import numpy as np\nimport torch\ndef f(scores: np.ndarray):\n    return torch.tensor(scores[-1])\n",
+        "import numpy as np\nimport torch\ndef f(table: np.ndarray, i, j):\n    value = table[i, j]\n"
+        "    return torch.tensor(value).float()\n",
+        "import numpy as np\nimport torch\ndef f(classes, label):\n"
+        "    return torch.tensor(np.where(classes == label)[0][0])\n",
         "import torch\ndef f(values):\n    return torch.tensor(values)\n",
         "import numpy as np\nimport torch\ndef f(t):\n    a = t.numpy().copy()\n    return a\n",
         "import torch\nimport numpy as np\nt = torch.from_numpy(np.zeros(3))\n",
@@ -124,6 +135,16 @@ class BridgeCopy(Rule):
             ((6, 12),),
         ),
         Invalid("import numpy as np\nimport torch\nt = torch.DoubleTensor(np.zeros(3))\n", ((3, 5),)),
+        Invalid(
+            "import numpy as np\nimport torch\ndef f(a: np.ndarray, i, keep: np.ndarray):\n"
+            "    rows = a[i:]\n    return torch.tensor(a[:, i]), torch.tensor(rows), torch.tensor(a[keep])\n",
+            ((5, 12), (5, 35), (5, 55)),
+        ),
+        Invalid(
+            "import numpy as np\nimport torch\ndef f(signal: np.ndarray, i, j):\n    signal[:, i, j] = 1.0\n"
+            "    first = signal[0]\n    return torch.tensor(signal[0]), torch.tensor(first)\n",
+            ((6, 12), (6, 37)),
+        ),
         Invalid(
             "import numpy as np\nimport torch\ndef f(a: np.ndarray):\n    return torch.tensor(a)\n",
             ((4, 12),),
@@ -193,8 +214,45 @@ class BridgeCopy(Rule):
 
     def _is_array(self, node: cst.Call, value: cst.BaseExpression) -> bool:
         """Known to hold a NumPy array or a tensor where it is read (unknown values are not), or an
-        array ``.astype`` just made."""
-        return kind_of(self.ctx, value) in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
+        array ``.astype`` just made. An element picked from an array by plain indices (``scores[-1]``,
+        ``table[i, j]``) may be a NumPy scalar, which has no zero-copy bridge, so it does not count."""
+        kind = kind_of(self.ctx, value)
+        if kind == ARRAY and self._may_be_element(value):
+            return False
+        return kind in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
+
+    def _more_axes_indexed(self, value: cst.Subscript) -> bool:
+        """The same array is indexed elsewhere in the function over more axes than ``value`` picks
+        (``signal[:, p1, p2] = 1.0`` beside ``signal[0]``), so it has more axes and ``value`` is an array."""
+        array = value.value
+        function = self.ctx.enclosing_function()
+        if not isinstance(array, cst.Name) or function is None:
+            return False
+        picked = len(value.slice)
+        return any(
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == array.value
+            and (_axes_indexed(node) or 0) > picked
+            for node in walk(function.body)
+        )
+
+    def _may_be_element(self, value: cst.BaseExpression) -> bool:
+        """``a[i]``, ``a[i, -1]``: every index a single position, none a slice, ``...``, ``None`` or an
+        array or tensor of positions, so the result is a scalar when the array has that many axes."""
+        if isinstance(value, cst.Name):
+            value = bound_value(self.ctx, value)  # ``target = table[idx]`` then ``torch.tensor(target)``
+        if not isinstance(value, cst.Subscript):
+            return False
+        if self._more_axes_indexed(value):
+            return False
+        for element in value.slice:
+            index = element.slice
+            if not isinstance(index, cst.Index) or isinstance(index.value, cst.List | cst.Tuple):
+                return False
+            if _adds_or_spans_axes(index.value) or kind_of(self.ctx, index.value) in (ARRAY, TENSOR):
+                return False
+        return True
 
     def _converts(self, node: cst.Call, value: cst.BaseExpression) -> bool:
         """``torch.tensor(a, dtype=...)`` converts unless ``a`` is known to have that dtype already: a
@@ -209,6 +267,19 @@ class BridgeCopy(Rule):
         if not isinstance(node.func, cst.Attribute):
             return None
         return PendingFix(UNSAFE, "Use `torch.as_tensor`", (NodeEdit(node.func.attr, "as_tensor"),))
+
+
+def _axes_indexed(subscript: cst.Subscript) -> int | None:
+    """How many axes ``subscript`` indexes by position (``a[:, i, j]``: 3); None with ``...`` or ``None``,
+    which do not say how many axes the array has."""
+    if any(isinstance(e.slice, cst.Index) and _adds_or_spans_axes(e.slice.value) for e in subscript.slice):
+        return None
+    return len(subscript.slice)
+
+
+def _adds_or_spans_axes(index: cst.BaseExpression) -> bool:
+    """``None`` adds an axis and ``...`` spans any number of them."""
+    return isinstance(index, cst.Ellipsis) or (isinstance(index, cst.Name) and index.value == "None")
 
 
 def _is_numpy_call(node: cst.BaseExpression) -> bool:

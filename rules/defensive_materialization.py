@@ -30,6 +30,9 @@ VIEWS = frozenset(
         "mT",
     }
 )
+#: Views that keep a contiguous receiver contiguous: a ``.contiguous()`` after them copies only if what
+#: they view was not contiguous already.
+_KEEP_CONTIGUITY = frozenset({"view", "unsqueeze", "squeeze"})
 _COPIES = frozenset({"contiguous", "clone"})
 
 
@@ -95,15 +98,19 @@ class DefensiveMaterialization(Rule):
         "it must not alias the input; or, for `.contiguous()`, its result feeds an operation that needs "
         "contiguous memory (`.view(...)`, `torch.view_as_complex`, a compiled extension under "
         "`torch.ops`) or makes the same copy itself (softmax and log-softmax, a convolution's weight, "
-        "the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`: profiled, their CPU kernels copy "
-        "such an input first), so dropping it saves nothing, or works along an axis given as `dim=` (a "
+        "the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`, `F.fold` and `F.unfold`, "
+        "`torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an input "
+        "first), so dropping it saves nothing, or works along an axis given as `dim=` (a "
         "norm, `F.normalize`, a cross product: profiled along a permuted axis, they ran 1.6 to 10 times "
         "slower on the view than the copy and the operation together), so the copy can pay for itself; "
         "the rule cannot see which axis the view moved, so any `dim=` counts. Also left alone, beyond "
         "the views and parameters above: a clone of module state bound to a name (`w = "
         "self.weight.clone()`), which a method call out of sight may change while `w` is read; a "
         "`.clone()` of a value not known to be a tensor (`cfg = get_cfg()`, `cfg.clone()`); and a "
-        "`.contiguous()` of a tensor the function made, which is contiguous already and copies nothing. "
+        "`.contiguous()` of a tensor the function made (an operation, a torch call or a project function "
+        "known to return a tensor, directly or through a name), alone or through views that keep "
+        "contiguity (`torch.cat(parts).view(b, -1).contiguous()`, `.unsqueeze`, `.squeeze`), which is "
+        "contiguous already and copies nothing. "
         "Not exempt, because the rule cannot tell: a `.contiguous()` kept for a measured layout benefit "
         "of some other operation, or of these without `dim=`, or a clone kept for autograd's sake; "
         "suppress those with `# noqa: TPL101` and a comment. Files that never import torch are skipped."
@@ -201,8 +208,43 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(i, v, n):\n    return torch.sparse_coo_tensor(i.clone(), v, (n, n))\n",
         "import torch\ndef _keep(cache, d, plane):\n    cache[d] = plane\ndef f(volume, cache):\n"
         "    for d in range(4):\n        _keep(cache, d, volume[:, d].unsqueeze(0).contiguous())\n",
+        # a view that keeps contiguity, of a tensor the function made: nothing to copy
+        "import torch\ndef f(n, h):\n    mask = torch.ones(n, h)\n    return mask.view(-1).contiguous().eq(1)\n",
+        "import torch\ndef f(parts, b, c):\n    x = torch.cat(parts)\n    y = x.view(b, -1, c).unsqueeze(0)\n"
+        "    return y.contiguous().sum(1)\n",
+        "import torch\ndef _joined(parts):\n    return torch.cat(parts)\ndef f(parts, b):\n"
+        "    return _joined(parts).view(b, -1).contiguous().sum(1)\n",
+        # the next operation makes a strided input contiguous itself
+        "import torch.nn.functional as F\ndef f(x, size):\n"
+        "    return F.fold(x.transpose(1, 2).contiguous(), size, kernel_size=3)\n",
+        "import torch.nn.functional as F\ndef f(x, size):\n    cols = x.transpose(1, 2).contiguous()\n"
+        "    return F.fold(cols, size, kernel_size=3)\n",
+        "import torch\ndef f(edges, x):\n    return torch.searchsorted(edges, x.t().contiguous(), right=True)\n",
+        "import torch\ndef f(x, b):\n    return torch.bucketize(x.permute(1, 0).contiguous(), b)\n",
+        "import torch\ndef f(x, y):\n    if not x.is_complex():\n"
+        "        x = torch.view_as_complex(x.permute(0, 2, 3, 1).contiguous())\n    return (x - y).abs()\n",
+        # at module level, the copied slice is stored back into what it copies
+        "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
     )
     invalid = (
+        Invalid(
+            "import torch\ndef f(x, n):\n    return x.permute(1, 0).view(-1).contiguous().sum()\n",
+            ((3, 12),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    v = x.transpose(0, 1).unsqueeze(0)\n    return v.contiguous().sum(1)\n",
+            ((4, 12),),
+        ),
+        Invalid("import torch\ndef f(x):\n    return x.view(-1).contiguous().sum()\n", ((3, 12),)),
+        Invalid(
+            "import torch.nn.functional as F\ndef f(x, w):\n"
+            "    return F.conv2d(x.permute(0, 3, 1, 2).contiguous(), w)\n",
+            ((3, 21),),
+            fixed="import torch.nn.functional as F\ndef f(x, w):\n    return F.conv2d(x.permute(0, 3, 1, 2), w)\n",
+        ),
+        Invalid(
+            "import torch\nfor p in range(3):\n    z[p, ...] = x + w[p, ...].clone() - y[p, ...]\n", ((3, 21),)
+        ),
         Invalid(
             "import torch\ndef f(x):\n    c = x.clone()\n    return torch.linalg.vector_norm(c, dim=-1)\n",
             ((3, 9),),
@@ -320,7 +362,9 @@ class DefensiveMaterialization(Rule):
             return
         receiver = node.func.value  # type: ignore[attr-defined]
         after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
-        of_input = after_view or self._is_parameter(receiver) or self._holds_view(node, receiver)
+        if after_view and method == "contiguous" and self._made_here(node, _under_contiguity_keepers(receiver)):
+            return  # ``torch.cat(parts).view(b, -1)`` is contiguous already: nothing is copied
+        of_input = after_view or self._is_parameter(receiver) or self._holds_view(node, receiver, method)
         if not (of_input or (method == "clone" and self._spares_nothing(node, receiver, fate))):
             return
         if self._original_written(node, receiver):
@@ -356,9 +400,9 @@ class DefensiveMaterialization(Rule):
         ``buf.zero_()``): the copy keeps the old values, so it is needed even if nothing writes it."""
         function = self.ctx.enclosing_function()
         original = root_name(receiver)
-        if function is None or original is None:
+        if original is None:
             return False
-        facts = writes.of(self.ctx, function.body)
+        facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
         where = facts.calls.get(id(node))
         if where is None:
             return False
@@ -366,9 +410,11 @@ class DefensiveMaterialization(Rule):
         viewed = _viewed_name(held[0]) if held is not None else None
         return any(facts.uses(name, where, _WRITTEN) for name in {original, viewed} if name is not None)
 
-    def _holds_view(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
+    def _holds_view(self, node: cst.Call, receiver: cst.BaseExpression, method: str) -> bool:
         """A name last bound to a view (``v = x.permute(0, 2, 1)``), or to a value sharing a parameter's
-        memory (``v = x[0]``), before the copy: the copy is of the input's memory, as a chained one is."""
+        memory (``v = x[0]``), before the copy: the copy is of the input's memory, as a chained one is.
+        For ``.contiguous()``, a view that keeps contiguity (``v = made.view(-1)``) counts only if what
+        it views may not be contiguous."""
         function = self.ctx.enclosing_function()
         if function is None or not isinstance(receiver, cst.Name):
             return False
@@ -379,9 +425,32 @@ class DefensiveMaterialization(Rule):
             return False
         value, shared = held
         if isinstance(value, cst.Call) and method_name(value) in VIEWS:
+            if method == "contiguous" and self._made_here(node, _under_contiguity_keepers(value)):
+                return False  # ``v = torch.cat(parts).view(b, -1)``: contiguous already
             return True
         names = {p.name.value for p in parameters(function)} - {"self", "cls"}
         return bool(shared & names)
+
+    def _made_here(self, node: cst.Call, value: cst.BaseExpression) -> bool:
+        """A new tensor this function made, contiguous as every fresh result is: an operation
+        (``a * 2``), a call known to return a tensor that is not a view (``torch.cat(parts)``, a project
+        function annotated ``-> Tensor``), or a name bound to one and sharing no other memory."""
+        if isinstance(value, cst.Name):
+            function = self.ctx.enclosing_function()
+            facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
+            where = facts.calls.get(id(node))
+            held = facts.held_at(value.value, where) if where is not None else None
+            if held is None or held[0] is None or held[1]:
+                return False
+            value = held[0]
+        if isinstance(value, cst.BinaryOperation | cst.UnaryOperation):
+            return True
+        return (
+            isinstance(value, cst.Call)
+            and method_name(value) not in writes.VIEW_METHODS
+            and not writes.is_view_call(self.ctx, value)
+            and types.kind_of(self.ctx, value) == types.TENSOR
+        )
 
     def _is_parameter(self, receiver: cst.BaseExpression) -> bool:
         function = self.ctx.enclosing_function()
@@ -447,6 +516,8 @@ class DefensiveMaterialization(Rule):
                 call = ancestors[index - 1]
                 if not isinstance(call, cst.Call):
                     return Fate.OTHER
+                if method == "contiguous" and writes.needs_contiguous(ctx, call, parent):  # type: ignore[arg-type]
+                    return Fate.NEEDED  # before following a view of it: ``torch.view_as_complex(c)``
                 if self._passes_through(call, parent):  # type: ignore[arg-type]
                     value = call
                     continue
@@ -531,6 +602,13 @@ class DefensiveMaterialization(Rule):
         return isinstance(target, cst.Subscript) and writes.copies_values(
             target, lambda e: types.kind_of(self.ctx, e)
         )
+
+
+def _under_contiguity_keepers(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value`` without the views that keep contiguity chained on it: ``t`` for ``t.view(-1).unsqueeze(0)``."""
+    while isinstance(value, cst.Call) and method_name(value) in _KEEP_CONTIGUITY:
+        value = value.func.value  # type: ignore[attr-defined]
+    return value
 
 
 def _viewed_name(value: cst.BaseExpression | None) -> str | None:

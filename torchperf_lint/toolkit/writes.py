@@ -122,8 +122,15 @@ CONTIGUOUS_FUNCTIONS = frozenset(
         "torch.fft.rfft",
         "torch.fft.rfft2",
         "torch.fft.rfftn",
+        # fold and unfold (col2im, im2col) make a non-contiguous input contiguous first
+        "torch.nn.functional.fold",
+        "torch.nn.functional.unfold",
     }
 )
+#: Searches whose CPU kernels copy a non-contiguous sorted sequence or set of values before searching
+#: (searchsorted warns that it does): each of their first two operands is made contiguous.
+CONTIGUOUS_SEARCHES = frozenset({"torch.searchsorted", "torch.bucketize"})
+_SEARCH_OPERANDS = frozenset({"sorted_sequence", "input", "boundaries"})
 #: Convolutions: their CPU kernels make the weight (second argument, or ``weight=``) contiguous.
 CONVOLUTIONS = frozenset(
     [f"torch.nn.functional.conv{kind}{n}d" for kind in ("", "_transpose") for n in (1, 2, 3)]
@@ -338,6 +345,10 @@ def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> b
     if qualname in CONTIGUOUS_FUNCTIONS:
         first = bool(positional) and positional[0] is arg
         return first or (arg.keyword is not None and arg.keyword.value == "input")
+    if qualname in CONTIGUOUS_SEARCHES:
+        return any(a is arg for a in positional[:2]) or (
+            arg.keyword is not None and arg.keyword.value in _SEARCH_OPERANDS
+        )
     if qualname in CONVOLUTIONS:
         return (len(positional) > 1 and positional[1] is arg) or (
             arg.keyword is not None and arg.keyword.value == "weight"
