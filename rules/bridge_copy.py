@@ -141,6 +141,12 @@ class BridgeCopy(Rule):
             ((5, 12), (5, 35), (5, 55)),
         ),
         Invalid(
+            "import numpy as np\nimport torch\ndef f(path, mask):\n    split = np.load(path)\n"
+            "    mask[torch.tensor(split['train'])] = True\n    part = split[f'{path}']\n"
+            "    return torch.tensor(part)\n",
+            ((5, 10), (7, 12)),
+        ),
+        Invalid(
             "import numpy as np\nimport torch\ndef f(signal: np.ndarray, i, j):\n    signal[:, i, j] = 1.0\n"
             "    first = signal[0]\n    return torch.tensor(signal[0]), torch.tensor(first)\n",
             ((6, 12), (6, 37)),
@@ -248,7 +254,7 @@ class BridgeCopy(Rule):
             return False
         for element in value.slice:
             index = element.slice
-            if not isinstance(index, cst.Index) or isinstance(index.value, cst.List | cst.Tuple):
+            if not isinstance(index, cst.Index) or isinstance(index.value, _NOT_POSITIONS):
                 return False
             if _adds_or_spans_axes(index.value) or kind_of(self.ctx, index.value) in (ARRAY, TENSOR):
                 return False
@@ -267,6 +273,11 @@ class BridgeCopy(Rule):
         if not isinstance(node.func, cst.Attribute):
             return None
         return PendingFix(UNSAFE, "Use `torch.as_tensor`", (NodeEdit(node.func.attr, "as_tensor"),))
+
+
+#: Indices that pick no single position: lists and tuples of positions, and keys (``split["train"]``
+#: reads an archive's member or a record's field, an array).
+_NOT_POSITIONS = (cst.List, cst.Tuple, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def _axes_indexed(subscript: cst.Subscript) -> int | None:
