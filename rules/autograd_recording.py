@@ -50,7 +50,8 @@ class AutogradRecording(Rule):
         "of which it wraps), which record nothing until a model is trained; unfreezing parameters "
         "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
         "`named_parameters()`, a collection named like `params`, or a project function returning "
-        "one), which is training set-up, not kernel work; passing the caller's flag along, which keeps "
+        "one; or on an attribute its class binds to an `nn.Parameter`, `self.freq.requires_grad_()`), "
+        "which is training set-up, not kernel work; passing the caller's flag along, which keeps "
         "the caller's choice: "
         "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
         "`if requires_grad:` (a parameter of the function) or `if x.requires_grad:`; restoring a saved "
@@ -96,6 +97,11 @@ class AutogradRecording(Rule):
         "        w = torch.zeros(3).requires_grad_()\n        self.w = nn.Parameter(w)\n",
         "import torch\nfrom torch import nn\ndef _init(n):\n    return torch.randn(n, requires_grad=True)\n"
         "class M(nn.Module):\n    def __init__(self):\n        self.w = nn.Parameter(_init(3))\n",
+        # a parameter the class holds, unfrozen
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, n):\n"
+        "        self.freq = torch.nn.Parameter(torch.empty(n))\n"
+        "    def reset_parameters(self):\n        self.freq.requires_grad_()\n"
+        "        self.freq.requires_grad = True\n",
     )
     invalid = (
         Invalid("import torch\nt = torch.ones(3, requires_grad=True)\n", ((2, 19),)),
@@ -116,6 +122,13 @@ class AutogradRecording(Rule):
             "class M(nn.Module):\n    def __init__(self):\n        self.w = nn.Parameter(_init(3))\n"
             "        self.v = _init(3)\n",
             ((4, 27),),
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, n):\n"
+            "        self.freq = torch.nn.Parameter(torch.empty(n))\n        self.buf = torch.zeros(n)\n"
+            "    def reset(self, other):\n        self.buf.requires_grad_()\n"
+            "        other.freq.requires_grad_()\n",
+            ((8, 9), (9, 9)),
         ),
         Invalid(
             "import torch\nfrom torch import nn\ndef f():\n    w = torch.zeros(3).requires_grad_()\n"
@@ -210,8 +223,27 @@ class AutogradRecording(Rule):
                 self.report(node, what=".requires_grad_()", effect="makes torch record autograd for this tensor")
 
     def _on_parameter(self, receiver: cst.BaseExpression) -> bool:
-        """``p.requires_grad = True`` for ``p`` in a model's parameters: unfreezing, not recording."""
-        return isinstance(receiver, cst.Name) and is_parameter_loop_variable(self.ctx, receiver.value)
+        """``p.requires_grad = True`` for ``p`` in a model's parameters, or ``self.w.requires_grad_()``
+        where the class holds an ``nn.Parameter`` in ``self.w``: unfreezing, not recording."""
+        if isinstance(receiver, cst.Name):
+            return is_parameter_loop_variable(self.ctx, receiver.value)
+        return _self_attribute(receiver) in self._parameter_attributes()
+
+    def _parameter_attributes(self) -> frozenset[str]:
+        """The attributes the enclosing class binds to an ``nn.Parameter`` (``self.w = nn.Parameter(t)``)
+        in any of its methods."""
+        owner = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), None)
+        if owner is None:
+            return frozenset()
+        return frozenset(
+            name
+            for node in walk(owner.body)
+            if isinstance(node, cst.Assign)
+            and isinstance(node.value, cst.Call)
+            and self.ctx.qualname(node.value.func) in _PARAMETERS
+            for target in node.targets
+            if (name := _self_attribute(target.target)) is not None
+        )
 
     def _becomes_parameter(self) -> bool:
         """The tensor being made is wrapped by ``nn.Parameter``: inline (``nn.Parameter(t.requires_grad_())``),
@@ -274,6 +306,13 @@ class AutogradRecording(Rule):
         for base in node.bases:
             if self.ctx.qualname(base.value) in _AUTOGRAD_FUNCTION:
                 self.report(base, what="torch.autograd.Function", effect="defines a backward pass for autograd")
+
+
+def _self_attribute(node: cst.BaseExpression) -> str | None:
+    """``w`` for ``self.w``."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
 
 
 def _bound_names(node: cst.CSTNode) -> list[cst.Name]:

@@ -53,8 +53,10 @@ class BridgeCopy(Rule):
         "or a name bound to one of them or annotated `np.ndarray`, `npt.NDArray[...]` or `torch.Tensor`. "
         "A rebinding takes effect after its right-hand side, so in `mean = torch.tensor(mean)` the "
         "argument is whatever `mean` held before (often a list). Exempt: literals (`torch.tensor([1, "
-        "2])`) and values of unknown type, since converting a Python list or number has to copy; an "
-        "element picked from an array by plain positions (`scores[-1]`, `table[i, j]`, directly or "
+        "2])`) and values of unknown type, since converting a Python list or number has to copy (a "
+        "value a test has just shown to be no tensor counts as unknown, whatever its annotation: `if "
+        "not torch.is_tensor(v): v = torch.tensor(v)`); an element picked from an array by plain "
+        "positions (`scores[-1]`, `table[i, j]`, directly or "
         "through a name), which is a NumPy scalar when the array has that many axes and has no "
         "zero-copy bridge, unless the function indexes the same array over more axes elsewhere "
         "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); and a "
@@ -78,6 +80,13 @@ class BridgeCopy(Rule):
     )
     valid = (
         "import torch\nt = torch.tensor([1.0, 2.0])\n",
+        # where a test says the value is no tensor, the annotation no longer holds
+        "import torch\nfrom torch import Tensor\ndef f(matrix: Tensor):\n"
+        "    if not isinstance(matrix, Tensor):\n        matrix = torch.tensor(matrix)\n    return matrix\n",
+        "import torch\ndef f(value: torch.Tensor):\n    if not torch.is_tensor(value):\n"
+        "        value = torch.tensor(value)\n    return value * 2\n",
+        "import torch\ndef f(value: torch.Tensor):\n    if torch.is_tensor(value):\n        return value\n"
+        "    return torch.tensor(value)\n",
         # an element picked by plain indices may be a NumPy scalar, which only a copy converts
         "import numpy as np\nimport torch\ndef f(scores: np.ndarray):\n    return torch.tensor(scores[-1])\n",
         "import numpy as np\nimport torch\ndef f(table: np.ndarray, i, j):\n    value = table[i, j]\n"
@@ -139,6 +148,13 @@ class BridgeCopy(Rule):
             "import numpy as np\nimport torch\ndef f(a: np.ndarray, i, keep: np.ndarray):\n"
             "    rows = a[i:]\n    return torch.tensor(a[:, i]), torch.tensor(rows), torch.tensor(a[keep])\n",
             ((5, 12), (5, 35), (5, 55)),
+        ),
+        Invalid(
+            "import numpy as np\nimport torch\ndef f(m):\n    if not isinstance(m, np.ndarray):\n"
+            "        return m\n    return torch.tensor(m)\n",
+            ((6, 12),),
+            fixed="import numpy as np\nimport torch\ndef f(m):\n    if not isinstance(m, np.ndarray):\n"
+            "        return m\n    return torch.as_tensor(m)\n",
         ),
         Invalid(
             "import numpy as np\nimport torch\ndef f(path, mask):\n    split = np.load(path)\n"

@@ -62,58 +62,57 @@ class DefensiveMaterialization(Rule):
     example = "out = F.grid_sample(volume.permute(0, 4, 1, 2, 3).contiguous(), grid)"
     use_instead = "out = F.grid_sample(volume.permute(0, 4, 1, 2, 3), grid)"
     notes = (
-        "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, "
-        "transpose, unsqueeze, squeeze, expand, view and friends), applied to a parameter of the "
-        "enclosing function, or applied to a name last bound to such a view or to a value sharing a "
-        "parameter's memory (`v = x.permute(0, 2, 1)` then `v.contiguous()`, `for t in [q, k]: "
-        "t.contiguous()`), when nothing needs the copy. A `.clone()` of anything else is flagged when it "
-        "protects nothing whatever it copies: read at once by an operation that makes its own result "
-        "(`x.clone() - t`, `scale * self.h.clone()`, `torch.cat([w.clone(), v])`, a function of the same "
-        "file that only reads it), or of a tensor the function made itself (`y = a * 2`, a torch call, "
-        "or a project function known to return a tensor, then `c = y.clone()`), which nothing else can "
-        "see. The copy is followed through views and subscripts (`x.clone().reshape(-1, 2)`, "
-        "`torch.diagonal(c)`, `c[0]`), conditional expressions (`x if inplace else x.clone()`), "
-        "containers (`{'k': c}`, `(c, d)`), a function of the same file that returns it (a reshape "
-        "helper) and the name it is bound to (plain or annotated), from that binding on: a `return c` "
-        "before `c = x.clone()` returns another value, and a rebinding to a new value (`c = c[idx]` with "
-        "a tensor index, `c = c + 1`) ends the copy's. A name bound to a view of the copy (`d = "
-        "c.diagonal()`, `a, b = c.unbind()`), a loop target over it (`for row in c`) or a container "
-        "holding it (`kw = {'k': c}`) counts as the copy. A store into a tensor or an array (`out[:, d] "
-        "= plane[0]`: an index mixing a slice or `...` with other parts, or a target known to be a "
-        "tensor) copies the values in, so it reads the copy and does not keep it. Exempt, because the "
-        "copy is then needed: something writes it in place, directly or through a view (`y[...] = v`, "
-        "`y.diagonal().zero_()`, `torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, `y.select(0, "
-        "1).mul_(v)`, `y += v`, `y.attr.fill_(0)`, `f(y, inplace=True)`, `out=y`); it is handed to code "
-        "the file cannot see into (`helper(y)`, a function of another module, `obj.method(y)`, "
-        "`f(**{'k': y})`), which may write it (torch functions, tensor methods and pure builtins only "
-        "read, but a torch class such as `nn.Parameter`, and a sparse tensor's constructor, holds what "
-        "it is given; a function of the same file, or a nested one, is read for what it does with that "
-        "parameter or name); it goes into a control-flow operator of the compiler (`torch.while_loop`, "
-        "`torch.cond`), whose operands must not alias; what was copied, or the value it views, is "
-        "written in place after the copy (`before = x.clone()` then `x.add_(1)`; `v = buf[0]`, `c = "
-        "v.clone()`, then `buf.zero_()`; `g[..., 0] = 2 * g[..., 0].clone()`, whose store comes after "
-        "the read), so the copy keeps the old values an operation may have saved; it is returned (alone, "
-        "as a subscript, or in a tuple), kept (`items.append(y)`, `d.update({k: y})`, `setattr(obj, "
-        "name, y)`) or stored as an attribute or a container's item (`self.y = ...`, `cache[k] = y`), so "
-        "it must not alias the input; or, for `.contiguous()`, its result feeds an operation that needs "
-        "contiguous memory (`.view(...)`, `torch.view_as_complex`, a compiled extension under "
-        "`torch.ops`) or makes the same copy itself (softmax and log-softmax, a convolution's weight, "
-        "the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`, `F.fold` and `F.unfold`, "
-        "`torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an input "
-        "first), so dropping it saves nothing, or works along an axis given as `dim=` (a "
-        "norm, `F.normalize`, a cross product: profiled along a permuted axis, they ran 1.6 to 10 times "
-        "slower on the view than the copy and the operation together), so the copy can pay for itself; "
-        "the rule cannot see which axis the view moved, so any `dim=` counts. Also left alone, beyond "
-        "the views and parameters above: a clone of module state bound to a name (`w = "
-        "self.weight.clone()`), which a method call out of sight may change while `w` is read; a "
-        "`.clone()` of a value not known to be a tensor (`cfg = get_cfg()`, `cfg.clone()`); and a "
-        "`.contiguous()` of a tensor the function made (an operation, a torch call or a project function "
-        "known to return a tensor, directly or through a name), alone or through views that keep "
-        "contiguity (`torch.cat(parts).view(b, -1).contiguous()`, `.unsqueeze`, `.squeeze`), which is "
-        "contiguous already and copies nothing. "
-        "Not exempt, because the rule cannot tell: a `.contiguous()` kept for a measured layout benefit "
-        "of some other operation, or of these without `dim=`, or a clone kept for autograd's sake; "
-        "suppress those with `# noqa: TPL101` and a comment. Files that never import torch are skipped."
+        "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, transpose, "
+        "unsqueeze, squeeze, expand, view and friends), applied to a parameter of the enclosing function, or "
+        "applied to a name last bound to such a view or to a value sharing a parameter's memory (`v = "
+        "x.permute(0, 2, 1)` then `v.contiguous()`, `for t in [q, k]: t.contiguous()`; not a parameter "
+        "annotated with a type that holds no tensor, such as a `DataLoader`, whose batches are new), when "
+        "nothing needs the copy. A `.clone()` of anything else is flagged when it protects nothing whatever it "
+        "copies: read at once by an operation that makes its own result (`x.clone() - t`, `scale * "
+        "self.h.clone()`, `torch.cat([w.clone(), v])`, a function of the same file that only reads it), or of "
+        "a tensor the function made itself (`y = a * 2`, a torch call, or a project function known to return a "
+        "tensor, then `c = y.clone()`), which nothing else can see. The copy is followed through views and "
+        "subscripts (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions (`x if "
+        "inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`), a function of the same file that returns "
+        "it (a reshape helper) and the name it is bound to (plain or annotated), from that binding on: a "
+        "`return c` before `c = x.clone()` returns another value, and a rebinding to a new value (`c = c[idx]` "
+        "with a tensor index, `c = c + 1`) ends the copy's. A name bound to a view of the copy (`d = "
+        "c.diagonal()`, `a, b = c.unbind()`), a loop target over it (`for row in c`) or a container holding it "
+        "(`kw = {'k': c}`) counts as the copy. A store into a tensor or an array (`out[:, d] = plane[0]`: an "
+        "index mixing a slice or `...` with other parts, or a target known to be a tensor) copies the values "
+        "in, so it reads the copy and does not keep it. Exempt, because the copy is then needed: something "
+        "writes it in place, directly or through a view (`y[...] = v`, `y.diagonal().zero_()`, "
+        "`torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, `y.select(0, 1).mul_(v)`, `y += v`, "
+        "`y.attr.fill_(0)`, `f(y, inplace=True)`, `out=y`); it is handed to code the file cannot see into "
+        "(`helper(y)`, a function of another module, `obj.method(y)`, `f(**{'k': y})`), which may write it "
+        "(torch functions, tensor methods and pure builtins only read, but a torch class such as "
+        "`nn.Parameter`, and a sparse tensor's constructor, holds what it is given; a function of the same "
+        "file, or a nested one, is read for what it does with that parameter or name); it goes into a "
+        "control-flow operator of the compiler (`torch.while_loop`, `torch.cond`), whose operands must not "
+        "alias; what was copied, or the value it views, is written in place after the copy (`before = "
+        "x.clone()` then `x.add_(1)`; `v = buf[0]`, `c = v.clone()`, then `buf.zero_()`; `g[..., 0] = 2 * "
+        "g[..., 0].clone()`, whose store comes after the read), so the copy keeps the old values an operation "
+        "may have saved; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`, "
+        "`d.update({k: y})`, `setattr(obj, name, y)`) or stored as an attribute or a container's item (`self.y "
+        "= ...`, `cache[k] = y`), so it must not alias the input; or, for `.contiguous()`, its result feeds an "
+        "operation that needs contiguous memory (`.view(...)`, `torch.view_as_complex`, a compiled extension "
+        "under `torch.ops`, a `torch.distributed` collective, a nested tensor's `.values()`, or `.clone()`, "
+        "which keeps the strides it is given) or makes the same copy itself (softmax and log-softmax, a "
+        "convolution's weight, the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`, `F.fold` and "
+        "`F.unfold`, `torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an "
+        "input first), so dropping it saves nothing, or works along an axis given as `dim=` (a norm, "
+        "`F.normalize`, a cross product: profiled along a permuted axis, they ran 1.6 to 10 times slower on "
+        "the view than the copy and the operation together), so the copy can pay for itself; the rule cannot "
+        "see which axis the view moved, so any `dim=` counts. Also left alone, beyond the views and parameters "
+        "above: a clone of module state bound to a name (`w = self.weight.clone()`), which a method call out "
+        "of sight may change while `w` is read; a `.clone()` of a value not known to be a tensor (`cfg = "
+        "get_cfg()`, `cfg.clone()`); and a `.contiguous()` of a tensor the function made (an operation, a "
+        "torch call or a project function known to return a tensor, directly or through a name), alone or "
+        "through views that keep contiguity (`torch.cat(parts).view(b, -1).contiguous()`, `.unsqueeze`, "
+        "`.squeeze`), which is contiguous already and copies nothing. Not exempt, because the rule cannot "
+        "tell: a `.contiguous()` kept for a measured layout benefit of some other operation, or of these "
+        "without `dim=`, or a clone kept for autograd's sake; suppress those with `# noqa: TPL101` and a "
+        "comment. Files that never import torch are skipped."
     ) + test_files(
         "tests copy inputs to check afterwards that the kernel left them untouched, "
         "and nothing in them is measured"
@@ -223,10 +222,23 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(x, b):\n    return torch.bucketize(x.permute(1, 0).contiguous(), b)\n",
         "import torch\ndef f(x, y):\n    if not x.is_complex():\n"
         "        x = torch.view_as_complex(x.permute(0, 2, 3, 1).contiguous())\n    return (x - y).abs()\n",
+        "import torch\nimport torch.distributed as dist\ndef f(x):\n    x = x.contiguous().clone()\n"
+        "    y = x.t().contiguous()\n    dist.all_reduce(x)\n    dist.all_gather([y], y)\n    return x\n",
+        "import torch\ndef f(nt, n):\n    return nt.transpose(1, 2).contiguous().values().view(n, -1)\n",
+        # batches a data loader yields share no memory with the loader
+        "import torch\nfrom torch.utils.data import DataLoader\ndef f(loader: DataLoader, out):\n"
+        "    for images, labels in loader:\n        labels = labels.clone()\n"
+        "        out.extend(labels.tolist())\n",
         # at module level, the copied slice is stored back into what it copies
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
     )
     invalid = (
+        Invalid(
+            "import torch\nfrom typing import Any\ndef f(rows: torch.Tensor, items: Any, out):\n"
+            "    for row in rows:\n        c = row.clone()\n        out.append(c.sum())\n"
+            "    for item in items:\n        d = item.clone()\n        out.append(d.sum())\n",
+            ((5, 13), (8, 13)),
+        ),
         Invalid(
             "import torch\ndef f(x, n):\n    return x.permute(1, 0).view(-1).contiguous().sum()\n",
             ((3, 12),),
@@ -428,8 +440,16 @@ class DefensiveMaterialization(Rule):
             if method == "contiguous" and self._made_here(node, _under_contiguity_keepers(value)):
                 return False  # ``v = torch.cat(parts).view(b, -1)``: contiguous already
             return True
-        names = {p.name.value for p in parameters(function)} - {"self", "cls"}
+        names = {p.name.value for p in parameters(function) if self._may_hold_tensors(p)} - {"self", "cls"}
         return bool(shared & names)
+
+    def _may_hold_tensors(self, param: cst.Param) -> bool:
+        """Unannotated, or annotated with a tensor, an array, a container of them or ``Any``: a
+        parameter annotated ``DataLoader`` yields new batches, which share none of its memory."""
+        annotation = param.annotation
+        if annotation is None or types.annotation_kind(self.ctx, annotation.annotation) is not None:
+            return True
+        return source_of(annotation.annotation).rpartition(".")[2] in ("Any", "object")
 
     def _made_here(self, node: cst.Call, value: cst.BaseExpression) -> bool:
         """A new tensor this function made, contiguous as every fresh result is: an operation

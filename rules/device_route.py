@@ -32,14 +32,16 @@ _DEVICE_METHODS = {"cuda", "xpu"}
 _DEVICE_FLAGS = {"is_cuda", "is_mps", "is_xpu"}
 _AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"})
 _DEVICE_KEYWORDS = ("device", "device_type", "use_device")
-#: Members of the device modules that only manage or describe memory and hardware: outside a condition
-#: (``if``, ``while``, a conditional expression) they route no work, e.g. a GPU name in a report.
+#: Members of the device modules that only manage or describe memory and hardware, or seed the device's
+#: random generators beside the CPU's: outside a condition (``if``, ``while``, a conditional expression)
+#: they route no work, e.g. a GPU name in a report or ``torch.cuda.manual_seed_all(seed)``.
 _INTROSPECTION = frozenset(
     """empty_cache ipc_collect memory_allocated max_memory_allocated memory_reserved max_memory_reserved
     memory_cached max_memory_cached reset_peak_memory_stats reset_max_memory_allocated reset_max_memory_cached
     reset_accumulated_memory_stats memory_stats memory_summary memory_snapshot mem_get_info
     get_device_name get_device_properties get_device_capability get_arch_list current_allocated_memory
-    driver_allocated_memory recommended_max_memory""".split()
+    driver_allocated_memory recommended_max_memory
+    manual_seed manual_seed_all seed seed_all initial_seed""".split()
 )
 _MOVES, _NAMES, _TESTS, _USES = (
     "moves work to a non-CPU device",
@@ -82,7 +84,9 @@ class DeviceRoute(Rule):
         "reported once. Where the line is: a finding says something true about a route, so a device "
         "mentioned without choosing or moving work is left alone: memory housekeeping and hardware "
         "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a "
-        "report) outside a condition; annotations; a test whose branch only raises or warns, or an "
+        "report) and seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
+        "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only "
+        "raises or warns, or an "
         "`assert` (it refuses a device: the route stays on the CPU). Exempt too: a `device` threaded "
         "through (`device=x.device`, `device=device`), `x.to(torch.float32)`, `.to(dtype=...)` and "
         '`"cpu"`, which keep work where the caller put it. '
@@ -112,6 +116,8 @@ class DeviceRoute(Rule):
         "import torch\ny = x.to(f'{device}')\nname = f'cuda is {state}'\n",
         "import torch\ndef report():\n    torch.cuda.empty_cache()\n"
         "    return {'gpu': torch.cuda.get_device_name(0)}\n",
+        "import torch\nfrom torch import cuda\ndef seed_everything(seed):\n    torch.manual_seed(seed)\n"
+        "    torch.cuda.manual_seed_all(seed)\n    cuda.manual_seed(seed)\n",
         "import torch\ndef f(x: 'torch.cuda.FloatTensor') -> torch.cuda.FloatTensor:\n    return x\n",
         "import torch\ndef f(x):\n    if not torch.cuda.is_available():\n"
         "        raise RuntimeError('needs CUDA')\n",
@@ -124,6 +130,11 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x, device='cpu', dtype='float32'):\n    return x.to(device)\n",
     )
     invalid = (
+        Invalid(
+            "import torch\ndef f(x, seed):\n    if torch.cuda.initial_seed() == seed:\n        x = x * 2\n"
+            "    return x\n",
+            ((3, 8),),
+        ),
         Invalid("import torch\ny = x.cuda()\n", ((2, 5),), fixed="import torch\ny = x\n"),
         Invalid(
             "import torch\nclass Holder:\n    volume: torch.Tensor = volume.cuda()\n",

@@ -40,6 +40,8 @@ TORCH_READS = frozenset(
     ["torch.equal", "torch.allclose", "torch.isclose"] + [f"torch.{name}" for name in sorted(REDUCTIONS)]
 )
 
+#: Of those, the ones that return a Python bool: the value is read where the call runs.
+PYTHON_BOOLS = frozenset({"torch.equal", "torch.allclose"})
 
 _LEAVING = (cst.Break, cst.Return, cst.Raise)
 
@@ -70,7 +72,9 @@ class HostSyncInLoop(Rule):
         "`if` that calls a reduction, `torch.equal`/`torch.allclose` or builtin `any`/`all` over a "
         "tensor, tests a known tensor (`if mask:`), or tests a name bound to a reduction (`peak = "
         "x.max()` ... `if peak > 0:`). One condition is one finding: a read inside a test that is "
-        "reported is not reported again. Exempt: values known to be NumPy arrays or pandas objects "
+        "reported is not reported again. Exempt: a name bound before the loop to `torch.equal` or "
+        "`torch.allclose`, which give a Python bool read once where they run; values known to be NumPy "
+        "arrays or pandas objects "
         "(annotated `np.ndarray`, `npt.NDArray`, `NDArray[...]`, `pd.DataFrame`, bound from `np.*`, "
         "`pd.*` or `.numpy()`, also after `if isinstance(x, torch.Tensor): x = x.numpy()`, where the "
         "untaken arm holds no tensor; unpacked from one (`counts, edges = np.histogram(x)`), returned by a "
@@ -94,6 +98,11 @@ class HostSyncInLoop(Rule):
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
         "import torch\ntotal = x.sum().item()\n",
+        # torch.equal and torch.allclose give a Python bool, read once where they run
+        "import torch\ndef f(a, b, n):\n    same = torch.equal(a, b)\n    for i in range(n):\n"
+        "        if not same:\n            a = a + 1\n    return a\n",
+        "import torch\ndef f(a, b, n):\n    close = torch.allclose(a, b)\n"
+        "    return [a * 2 if close else a for i in range(n)]\n",
         "import torch\nfor i in range(int(x.sum())):\n    pass\n",
         "import torch\nvalues = [v for v in x.tolist()]\n",
         "for row in rows:\n    total += row.item()\n",
@@ -155,6 +164,11 @@ class HostSyncInLoop(Rule):
         "        else:\n            return value\n",
     )
     invalid = (
+        Invalid(
+            "import torch\ndef f(a, b, n):\n    for i in range(n):\n        close = torch.allclose(a, b)\n"
+            "        if close or torch.equal(a, b):\n            a = a * 2\n    return a\n",
+            ((5, 12),),
+        ),
         Invalid("import torch\nfor t in tensors:\n    total += t.item()\n", ((3, 14),)),
         Invalid("import torch\nwhile queue and ready.any():\n    handle(queue.pop())\n", ((2, 7),)),
         Invalid("import torch\nfor p in planes:\n    if torch.any(p < 0):\n        break\n", ((3, 8),)),
@@ -352,10 +366,20 @@ class HostSyncInLoop(Rule):
         if (
             any(self._reads_tensor(n) for n in calls)
             or any(kind_of(self.ctx, operand) == TENSOR for operand in operands)
-            or any(self._reads_tensor(bound_value(self.ctx, n)) for n in names)
+            or any(
+                self._reads_tensor(value) and not self._read_before_loops(value)
+                for value in (bound_value(self.ctx, name) for name in names)
+            )
         ):
             self._reported_tests.add(id(test))
             self.report(test, what=what)
+
+    def _read_before_loops(self, value: cst.BaseExpression | None) -> bool:
+        """``same = torch.equal(a, b)`` before the loop: the call gives a Python bool, read once where it
+        is bound, so testing the name in the loop reads no tensor."""
+        if not isinstance(value, cst.Call) or self.ctx.qualname(value.func) not in PYTHON_BOOLS:
+            return False
+        return not any(value is node for loop in enclosing_loops(self.ctx) for node in walk(loop.body))
 
     def _reads_tensor(self, node: cst.BaseExpression | None) -> bool:
         """A call whose value Python reads from a tensor: a reduction of a value not known to be

@@ -11,6 +11,10 @@ from torchperf_lint.toolkit.functions import in_loop
 from torchperf_lint.toolkit.matching import int_value, keyword, method_name, positional, walk
 
 _UINT8 = "torch.uint8"
+_OTHER_INTEGER_CASTS = frozenset({"long", "int", "short", "char"})
+_OTHER_INTEGER_DTYPES = frozenset(
+    f"torch.{name}" for name in "int8 int16 int32 int64 short int long uint16 uint32 uint64".split()
+)
 _CLAMPS = frozenset({"clamp", "clamp_", "clip", "clip_"})
 _CAST, _SATURATE = "cast", "saturate"
 
@@ -34,8 +38,11 @@ class RepeatedUint8Restore(Rule):
         "`.type(torch.uint8)`). Flagged: a second saturation or a second cast of a tensor in a later "
         "statement of the same function, and a saturation inside a loop of a working tensor the loop "
         "carries (`x = p(x).clamp_(0, 255)` restores the same tensor on every iteration); a restore of "
-        "each slice's fresh result (`res = f(x[d]).clamp(0, 255)`) is once per value. A clamp followed by a cast, "
-        "in one statement or two, is one restoration; a bare cast in a loop (byte views for "
+        "each slice's fresh result (`res = f(x[d]).clamp(0, 255)`), or of a name the loop binds to a "
+        "value not made from it (`data = items[j]`), is once per value. A clamp of a value cast to "
+        "another integer type (`pos.round().long().clamp(0, 255)`) keeps an index in range and restores "
+        "nothing. A clamp followed by a cast, in one statement or two, is one restoration; a bare "
+        "cast in a loop (byte views for "
         "serialisation) is not flagged. Restorations in exclusive paths count once: a restore in a "
         "branch that ends in `return` or `raise` never runs before the code after that branch, so "
         "`if fast: return x.clamp(0, 255).byte()` followed by another restore is one per call."
@@ -56,8 +63,21 @@ class RepeatedUint8Restore(Rule):
         "import torch\ndef f(img, scale, half):\n    if half:\n"
         "        return torch.round(img * scale).clamp_(0.0, 255.0).to(torch.uint8)\n"
         "    return torch.round(img.float() * scale).clamp_(0.0, 255.0).to(torch.uint8)\n",
+        # indices kept in range, and a name bound to a new value each pass
+        "import torch\ndef f(data_list, out):\n    for j in range(len(out)):\n        data = data_list[j]\n"
+        "        idx = data.pos.round().long().clamp(0, 255)\n        out[j] = idx\n",
+        "import torch\ndef f(pos, n):\n    for _ in range(n):\n"
+        "        pos = torch.clamp(pos.to(torch.int64), 0, 255)\n"
+        "    return pos\n",
+        "import torch\ndef f(items, out):\n    for j, item in enumerate(items):\n        img = items[j]\n"
+        "        out[j] = img.clamp(0, 255).to(torch.uint8)\n    return out\n",
     )
     invalid = (
+        Invalid(
+            "import torch\ndef f(x, passes):\n    for p in passes:\n        x = p(x.long()).clamp(0, 255)\n"
+            "    return x\n",
+            ((4, 13),),
+        ),
         Invalid(
             "import torch\ndef f(x):\n    x = x.clamp(0, 255)\n    x = g(x)\n"
             "    return x.clamp(0, 255).to(torch.uint8)\n",
@@ -108,13 +128,15 @@ class RepeatedUint8Restore(Rule):
     def _carried_through_loop(self, subject: str | None) -> bool:
         """A saturation in a loop whose working tensor the loop rebinds (``x = p(x).clamp_(0, 255)``):
         the next iteration restores the same tensor again. One restore per slice of a fresh tensor
-        each iteration (``res = f(x[d]).clamp(0, 255)``) is once per value, not again."""
+        each iteration (``res = f(x[d]).clamp(0, 255)``), or of a name bound each time to a value not
+        made from it (``data = items[i]``), is once per value, not again."""
         loop = in_loop(self.ctx)
         if loop is None or subject is None or not isinstance(loop, cst.For | cst.While):
             return False
         return any(
             isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign)
             and any(isinstance(name, cst.Name) and name.value == subject for name in _targets(node))
+            and _mentions(node, subject)
             for node in walk(loop.body, into_functions=False)
         )
 
@@ -131,8 +153,23 @@ class RepeatedUint8Restore(Rule):
         if qualname == "torch.clamp" or (qualname is None and method in _CLAMPS):
             bounds = positional(node)[1:] if qualname == "torch.clamp" else positional(node)
             values = [_number(b.value) for b in bounds] or [_number(a.value) for a in node.args if a.keyword]
-            return _SATURATE if values == [0, 255] else None
+            clamped = node.args[0].value if qualname == "torch.clamp" and node.args else node.func.value  # type: ignore[attr-defined]
+            return _SATURATE if values == [0, 255] and not self._cast_to_other_integers(clamped) else None
         return None
+
+    def _cast_to_other_integers(self, node: cst.BaseExpression) -> bool:
+        """``pos.round().long()``: a value cast to an integer type other than uint8 and then clamped to
+        0..255 is an index or a count kept in range, not an image restored to uint8."""
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method in _OTHER_INTEGER_CASTS:
+                return True
+            if method in ("to", "type"):
+                target = (positional(node) or [keyword(node, "dtype")])[0]
+                if target is not None and self.ctx.qualname(target.value) in _OTHER_INTEGER_DTYPES:
+                    return True
+            node = node.func.value
+        return False
 
     def _subject(self, node: cst.BaseExpression) -> str | None:
         """The name a restoration chain starts from: ``out`` in ``torch.floor(out + .5).clamp(0, 255)``."""
@@ -156,6 +193,14 @@ def _targets(node: cst.Assign | cst.AugAssign | cst.AnnAssign) -> list[cst.BaseE
     if isinstance(node, cst.Assign):
         return [name for target in node.targets for name in walk(target.target)]  # type: ignore[misc]
     return list(walk(node.target))  # type: ignore[arg-type]
+
+
+def _mentions(statement: cst.CSTNode, name: str) -> bool:
+    """Whether the value ``statement`` assigns reads ``name`` (``x = p(x)``, ``x += 1``)."""
+    if isinstance(statement, cst.AugAssign):
+        return True
+    value = statement.value  # type: ignore[attr-defined]
+    return value is not None and any(isinstance(n, cst.Name) and n.value == name for n in walk(value))
 
 
 def _number(node: cst.BaseExpression) -> float | None:

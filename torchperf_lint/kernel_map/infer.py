@@ -3,9 +3,10 @@ why, inferred from the project index without configuration.
 
 - Prevalidated: declared (``# torchperf: prevalidated``, the ``prevalidated`` setting); claimed by the
   function's own docstring ("Callers validate the input container, layout, dtype ..."); or a private
-  module-level function whose every call in the project comes from a prevalidated function or after
-  its caller validated the arguments it passes (followed through chains). Only the parameters bound
-  to validated values at every call, and the properties validated for them, are covered.
+  module-level function, not itself a validator (``_check_extent``), whose every call in the project
+  comes from a prevalidated function or after its caller validated the arguments it passes (followed
+  through chains). Only the parameters bound to validated values at every call, and the properties
+  validated for them, are covered.
 - Primitives: prevalidated functions, functions named by the ``primitives`` setting, and functions that
   take a tensor or an array and return one and reach a heavy torch operation (directly or through
   project calls).
@@ -27,7 +28,7 @@ from fnmatch import fnmatchcase
 from torchperf_lint.index.conditions import renamed
 from torchperf_lint.index.summary import Call, Check, FunctionSummary, ModuleSummary
 from torchperf_lint.kernel_map.facts import FileFacts, FunctionRole, Prevalidation, Scope
-from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, MEASURES, TENSOR_TYPES
+from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, MEASURES, TENSOR_TYPES, VALIDATOR
 
 _ALIAS_DEPTH = 8
 _CHAIN_NAMES_SHOWN = 2
@@ -197,9 +198,15 @@ class KernelMap:
         return found
 
     def _follow_callers(self, found: dict[str, Prevalidation]) -> None:
-        """Private functions reached only with validated arguments, until nothing changes."""
+        """Private functions reached only with validated arguments, until nothing changes. A validator
+        (``_check_extent``) is not one: its checks are the validation its callers ask for, one after
+        another, not a second round inside a routine that trusts them."""
         candidates = [
-            q for q in self.followed if q not in found and not _matches(q, self.settings.not_prevalidated)
+            q
+            for q in self.followed
+            if q not in found
+            and not _matches(q, self.settings.not_prevalidated)
+            and not VALIDATOR.match(q.rpartition(".")[2])
         ]
         changed = True
         while changed:

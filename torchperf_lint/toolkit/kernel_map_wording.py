@@ -7,7 +7,9 @@ PREVALIDATED = (
     '"Callers validate the container, layout and dtype", "validated by the caller", an `Args:` '
     'entry "volume: Prevalidated ..."), or it is a private module-level function that every call in '
     "the project reaches from a prevalidated function, or right after the caller checked what it "
-    "passes. `# torchperf: prevalidated` on the `def` line and the `prevalidated` setting declare one. "
+    "passes, unless it is a validator itself (a name such as `_check_extent`, starting with `check`, "
+    "`validate`, `ensure` or `assert`), whose checks are the validation its callers ask for. "
+    "`# torchperf: prevalidated` on the `def` line and the `prevalidated` setting declare one. "
     "`torchperf-lint map` lists every entry with its reason."
 )
 PRIMITIVES = (

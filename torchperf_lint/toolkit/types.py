@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchperf_lint.context import FileContext
+from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.matching import int_value
 from torchperf_lint.toolkit.traversal import children
@@ -50,7 +51,7 @@ _TENSOR_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", 
 _NOT_TENSOR_PREFIXES = ("is_", "get_", "set_", "use_", "are_", "manual_seed", "promote_types", "result_type")
 _NOT_TENSOR_FUNCTIONS = frozenset(
     "device dtype Size finfo iinfo Generator no_grad enable_grad inference_mode set_grad_enabled autocast "
-    "numel typename compile jit cuda backends".split()
+    "numel typename compile jit cuda backends equal allclose".split()
 )
 #: Tensor methods whose result is a Python value, or no tensor at all.
 _NOT_TENSOR_METHODS = frozenset(
@@ -268,6 +269,10 @@ def _scope_node(ctx: FileContext) -> cst.CSTNode:
         if isinstance(node, _SCOPES):
             return node
     return ctx.module
+
+
+#: Statements after which an ``if`` body's narrowing no longer reaches the code that follows it.
+_LEAVING = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -538,6 +543,8 @@ class _Builder:
             return
         if isinstance(node, cst.If):
             self._arms(lambda: self._if_body(node), lambda: self._if_else(node))
+            if node.orelse is None and ends_with(node.body, _LEAVING):
+                self._narrow(node.test, inside=False)  # ``if isinstance(x, Tensor): return x``
         elif isinstance(node, cst.For):
             self._bind_target(node.target, item_kind(self.evaluate.kind(node.iter)))
             self._arms(lambda: self._suite(node.body), lambda: None)
@@ -609,15 +616,24 @@ class _Builder:
         """Inside ``if isinstance(x, T):`` the name holds a ``T``, whatever its annotation said; in
         the ``else``/``elif`` arms it holds something else, so its kind is unknown there, and where
         ``T`` is a tensor type, no tensor. When the ``if`` has no ``else``, only an unknown name
-        learns that it is no tensor when the test fails (an annotation still holds)."""
-        if not (
-            isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
-        ):
+        learns that it is no tensor when the test fails (an annotation still holds), unless the body
+        always leaves (``if isinstance(x, Tensor): return x``). ``torch.is_tensor(x)`` tests the
+        same as ``isinstance(x, torch.Tensor)``, and ``not`` swaps the arms."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self._narrow(test.expression, not inside, implicit)
+            return
+        if not isinstance(test, cst.Call):
             return
         args = test.args
-        if len(args) == 2 and isinstance(args[0].value, cst.Name):
-            name, checked = args[0].value.value, args[1].value
+        if self.ctx.qualname(test.func) == "torch.is_tensor" and len(args) == 1:
+            subject, kind = args[0].value, TENSOR
+        elif isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(args) == 2:
+            subject, checked = args[0].value, args[1].value
             kind = annotation_kind(self.ctx, checked) if isinstance(checked, cst.Name | cst.Attribute) else None
+        else:
+            return
+        if isinstance(subject, cst.Name):
+            name = subject.value
             if inside:
                 self._bind(name, kind, None)
             elif not implicit or (kind == TENSOR and self._current(name) is None):

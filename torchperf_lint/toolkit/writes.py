@@ -89,7 +89,10 @@ _PROPERTY_ATTRIBUTES = frozenset(
 #: Methods that need contiguous memory, or make their receiver contiguous themselves (profiled on CPU:
 #: softmax and log-softmax call ``contiguous()`` on their input), so a ``.contiguous()`` before them is
 #: no extra pass.
-CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax"})
+#: ``clone`` is here because it keeps a strided receiver's strides: ``x.contiguous().clone()`` is how
+#: a contiguous private copy is spelled, and dropping the ``.contiguous()`` changes the clone's layout.
+#: A nested tensor's ``values()`` needs it contiguous.
+CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "clone", "values"})
 #: Operations along one axis, given as ``dim=``, whose CPU kernels run far faster on contiguous memory
 #: than along a permuted axis, so a copy feeding them pays for itself. Profiled on one thread, over the
 #: last axis of a channels-last view of a (4, 3, 256, 256) tensor: a vector norm took 29 ms on the view
@@ -335,8 +338,8 @@ def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> b
                 arg.keyword is not None and arg.keyword.value == "other"
             )
         return False
-    if qualname.startswith("torch.ops."):
-        return True
+    if qualname.startswith(("torch.ops.", "torch.distributed.")):
+        return True  # compiled extensions, and collectives, which refuse non-contiguous tensors
     if qualname in AXIS_REDUCTIONS:
         if not _along_given_axis(call):
             return False
