@@ -12,6 +12,7 @@ from torchperf_lint.toolkit.bookkeeping import (
     is_detached_form,
     is_parameter_collection,
     is_parameter_loop_variable,
+    only_collects_names,
     only_detaches,
     only_raises,
     only_reports,
@@ -63,11 +64,14 @@ class GraphPreservingFallback(Rule):
         "fills in a default (`if requires_grad is None:`). One test gives "
         "one finding, however many reads it combines. Exempt, because none of them is a second route: "
         'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
-        "ValueError(msg)`), which is validation; a branch that only warns or logs a warning; a branch that "
-        "only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, `x.detach() if "
-        "x.requires_grad else x`), which normalises it; reads inside a custom "
-        "`torch.autograd.Function`'s `backward`, `jvp` or `vjp`, which skip gradients nobody needs in "
-        "the backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
+        "ValueError(msg)`), which is validation; a branch that only warns or logs a warning, or only "
+        "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), which touches "
+        "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, "
+        "`x.detach() if x.requires_grad else x`, or arms equal but for a `.detach()`: "
+        "`t.detach().cpu().numpy() if t.requires_grad else t.cpu().numpy()`), which normalises it; "
+        "reads inside a custom `torch.autograd.Function`'s `backward`, `jvp` or `vjp`, or a function "
+        "nested there (a hook the backward pass runs), which skip gradients nobody needs in the "
+        "backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
         "(`model.parameters()`, `named_parameters()`, a collection named like `params`, or a project "
         "function returning one), which is freezing and optimizer bookkeeping. A flag passed on only as "
         "the `requires_grad=` argument of a call (`self.pos = nn.Parameter(t, requires_grad="
@@ -92,6 +96,15 @@ class GraphPreservingFallback(Rule):
         "import torch\nclass Mean:\n    def add(self, v):\n        if v.requires_grad:\n"
         "            v = v.detach().clone()\n        self.v = v\n",
         "import torch\ndef keep(v):\n    return v.detach().cpu() if v.requires_grad else v\n",
+        # arms that differ only by a .detach(), a hook the backward pass runs, names collected
+        "import torch\ndef to_numpy(t):\n"
+        "    return t.detach().cpu().numpy() if t.requires_grad else t.cpu().numpy()\n",
+        "import torch\nclass G(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, grad):\n"
+        "        def sync(p):\n            if not p.grad.requires_grad:\n                p.grad = p.grad / 2\n"
+        "        ctx.hook = sync\n        return grad\n",
+        "import torch\ndef no_weight_decay(self, n):\n    out = set()\n    for i in range(n):\n"
+        "        pe = getattr(self, f'pos_embed_{i}', None)\n        if pe is not None and pe.requires_grad:\n"
+        "            out.add(f'pos_embed_{i}')\n    return out\n",
         "import torch, logging\ndef setup(named):\n    for k, v in named.items():\n"
         "        if not v.requires_grad:\n            log = logging.getLogger(k)\n"
         "            log.warning(f'{k} is frozen')\n",
@@ -142,6 +155,12 @@ class GraphPreservingFallback(Rule):
             ((3, 8),),
         ),
         Invalid("import torch\ndef f(x):\n    return x.detach().mul(2) if x.requires_grad else x\n", ((3, 33),)),
+        Invalid(
+            "import torch\ndef f(t):\n    a = t.detach().cpu().numpy() if t.requires_grad else t.numpy()\n"
+            "    def hook(p):\n        if p.requires_grad:\n            return p * 2\n        return p\n"
+            "    if t.requires_grad:\n        out.add(t)\n    return a, hook\n",
+            ((3, 37), (5, 12), (8, 8)),
+        ),
         Invalid("import torch\ny = a(x) if torch.is_grad_enabled() else b(x)\n", ((2, 13),)),
         Invalid(
             "from torch import is_inference_mode_enabled as inf\nif not inf():\n    pass\n",
@@ -253,7 +272,7 @@ class GraphPreservingFallback(Rule):
     def visit_If(self, node: cst.If) -> None:
         if only_raises(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
             return
-        if node.orelse is None and only_reports(node.body):
+        if node.orelse is None and (only_reports(node.body) or only_collects_names(node.body)):
             return  # ``if not p.requires_grad: logger.warning(...)`` tells, it routes nothing
         self._check_test(node.test)
 

@@ -24,22 +24,26 @@ _BACKWARD_METHODS = frozenset({"backward", "jvp", "vjp"})
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 #: Calls that only tell someone something: a branch made of them runs no route.
 _REPORTING_CALLS = frozenset({"warn", "warning", "warn_once", "warning_once"})
+_COLLECTING_METHODS = frozenset({"add", "append"})
+_TEXT = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 #: Methods that may follow ``.detach()`` on a detached copy without starting any computation of their own.
 _AFTER_DETACH = frozenset({"clone", "contiguous", "cpu"})
 
 
 def in_custom_backward(ctx: FileContext) -> bool:
-    """Whether the visited node is inside ``backward``/``jvp``/``vjp`` of an autograd ``Function``."""
+    """Whether the visited node is inside ``backward``/``jvp``/``vjp`` of an autograd ``Function``,
+    also in a function nested there (a hook or callback the backward pass defines and runs)."""
     ancestors = ctx.ancestors
     for index in range(len(ancestors) - 1, 1, -1):
         node = ancestors[index]
         if isinstance(node, cst.FunctionDef):
             owner = ancestors[index - 2]  # FunctionDef <- IndentedBlock <- ClassDef
-            return (
+            if (
                 node.name.value in _BACKWARD_METHODS
                 and isinstance(owner, cst.ClassDef)
                 and any(ctx.qualname(base.value) in _AUTOGRAD_FUNCTIONS for base in owner.bases)
-            )
+            ):
+                return True
     return False
 
 
@@ -118,14 +122,41 @@ def _detached_copy_of(value: cst.BaseExpression) -> cst.BaseExpression | None:
 
 
 def is_detached_form(node: cst.IfExp) -> bool:
-    """``x.detach() if x.requires_grad else x`` (or ``x.detach().clone()``): one arm detaches, the
-    other is the same value."""
+    """``x.detach() if x.requires_grad else x`` (or ``x.detach().clone()``, or
+    ``x.detach().cpu().numpy() if x.requires_grad else x.cpu().numpy()``): the arms are the same
+    expression but for a ``.detach()`` in one."""
     arms = (node.body, node.orelse)
     for arm, other in (arms, arms[::-1]):
         source = _detached_copy_of(arm)
         if source is not None and other.deep_equals(source):
             return True
-    return False
+    stripped = [_without_detach(arm) for arm in arms]
+    return any(s is not a for s, a in zip(stripped, arms, strict=True)) and stripped[0].deep_equals(stripped[1])
+
+
+def _without_detach(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value``'s method chain without its ``.detach()`` calls (the same node when it has none)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+        return value
+    inner = _without_detach(value.func.value)
+    if value.func.attr.value == "detach" and not value.args:
+        return inner
+    return value if inner is value.func.value else value.with_changes(func=value.func.with_changes(value=inner))
+
+
+def only_collects_names(body: cst.BaseSuite) -> bool:
+    """The block only records names (``out.add(f"pos_embed_{i}")``, ``names.append("bias")``): it
+    touches no tensor, so a test around it, such as which parameters train, routes no work."""
+    statements = _small_statements(body)
+    return bool(statements) and all(
+        isinstance(statement, cst.Expr)
+        and isinstance(statement.value, cst.Call)
+        and isinstance(statement.value.func, cst.Attribute)
+        and statement.value.func.attr.value in _COLLECTING_METHODS
+        and len(statement.value.args) == 1
+        and isinstance(statement.value.args[0].value, _TEXT)
+        for statement in statements
+    )
 
 
 def only_reports(body: cst.BaseSuite) -> bool:
