@@ -34,6 +34,7 @@ VIEWS = frozenset(
 #: they view was not contiguous already.
 _KEEP_CONTIGUITY = frozenset({"view", "unsqueeze", "squeeze"})
 _COPIES = frozenset({"contiguous", "clone"})
+_TENSOR_METHODS = writes.VIEW_METHODS | writes.FRESH_METHODS
 
 
 class Fate(Enum):
@@ -104,14 +105,17 @@ class DefensiveMaterialization(Rule):
         "`F.normalize`, a cross product: profiled along a permuted axis, they ran 1.6 to 10 times slower on "
         "the view than the copy and the operation together), so the copy can pay for itself; the rule cannot "
         "see which axis the view moved, so any `dim=` counts. Also left alone, beyond the views and parameters "
-        "above: a clone of module state bound to a name (`w = self.weight.clone()`), which a method call out "
-        "of sight may change while `w` is read; a `.clone()` of a value not known to be a tensor (`cfg = "
-        "get_cfg()`, `cfg.clone()`); and a `.contiguous()` of a tensor the function made (an operation, a "
-        "torch call or a project function known to return a tensor, directly or through a name), alone or "
-        "through views that keep contiguity (`torch.cat(parts).view(b, -1).contiguous()`, `.unsqueeze`, "
-        "`.squeeze`), which is contiguous already and copies nothing. Not exempt, because the rule cannot "
-        "tell: a `.contiguous()` kept for a measured layout benefit of some other operation, or of these "
-        "without `dim=`, or a clone kept for autograd's sake; suppress those with `# noqa: TPL101` and a "
+        "above: a clone of module state bound to a name (`w = self.weight.clone()`) in a function that calls a "
+        "method of `self` or of its attributes (a submodule's forward), hands `self` to code out of sight, "
+        "writes anything in place or stores into that attribute, any of which may change the state while `w` "
+        "is read (where the function does none of these, the clone is flagged: `w1 = "
+        "self.conv[0].weight.data.clone()` then only read); a `.clone()` of a value not known to be a tensor "
+        "(`cfg = get_cfg()`, `cfg.clone()`); and a `.contiguous()` of a tensor the function made (an "
+        "operation, a torch call or a project function known to return a tensor, directly or through a name), "
+        "alone or through views that keep contiguity (`torch.cat(parts).view(b, -1).contiguous()`, "
+        "`.unsqueeze`, `.squeeze`), which is contiguous already and copies nothing. Not exempt, because the "
+        "rule cannot tell: a `.contiguous()` kept for a measured layout benefit of some other operation, or of "
+        "these without `dim=`, or a clone kept for autograd's sake; suppress those with `# noqa: TPL101` and a "
         "comment. Files that never import torch are skipped."
     ) + test_files(
         "tests copy inputs to check afterwards that the kernel left them untouched, "
@@ -225,6 +229,13 @@ class DefensiveMaterialization(Rule):
         "import torch\nimport torch.distributed as dist\ndef f(x):\n    x = x.contiguous().clone()\n"
         "    y = x.t().contiguous()\n    dist.all_reduce(x)\n    dist.all_gather([y], y)\n    return x\n",
         "import torch\ndef f(nt, n):\n    return nt.transpose(1, 2).contiguous().values().view(n, -1)\n",
+        # module state a call may change while the copy is read
+        "import torch\nclass M(torch.nn.Module):\n    def refresh(self, x):\n        w = self.weight.clone()\n"
+        "        self.step(x)\n        return self.weight - w\n    def run(self, x):\n"
+        "        w = self.weight.data.clone()\n        y = self.body(x)\n        return y * w\n"
+        "    def reset(self):\n        w = self.weight.clone()\n        v = self.weight\n        v.zero_()\n"
+        "        return w.sum()\n    def swap(self, t):\n        w = self.conv.weight.clone()\n"
+        "        self.conv.weight.data[0] = t\n        return w.sum()\n",
         # batches a data loader yields share no memory with the loader
         "import torch\nfrom torch.utils.data import DataLoader\ndef f(loader: DataLoader, out):\n"
         "    for images, labels in loader:\n        labels = labels.clone()\n"
@@ -233,6 +244,13 @@ class DefensiveMaterialization(Rule):
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
     )
     invalid = (
+        Invalid(
+            "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def fuse(self):\n"
+            "        w1 = self.conv[0].weight.data.clone().detach()\n        b1 = self.conv[0].bias.clone()\n"
+            "        w = F.conv2d(w1.flip(2, 3), w1, padding=2)\n"
+            "        self.fused = w * b1.reshape(1, -1, 1, 1)\n",
+            ((5, 14), (6, 14)),
+        ),
         Invalid(
             "import torch\nfrom typing import Any\ndef f(rows: torch.Tensor, items: Any, out):\n"
             "    for row in rows:\n        c = row.clone()\n        out.append(c.sum())\n"
@@ -377,9 +395,10 @@ class DefensiveMaterialization(Rule):
         if after_view and method == "contiguous" and self._made_here(node, _under_contiguity_keepers(receiver)):
             return  # ``torch.cat(parts).view(b, -1)`` is contiguous already: nothing is copied
         of_input = after_view or self._is_parameter(receiver) or self._holds_view(node, receiver, method)
-        if not (of_input or (method == "clone" and self._spares_nothing(node, receiver, fate))):
-            return
-        if self._original_written(node, receiver):
+        if of_input or (method == "clone" and self._spares_nothing(node, receiver, fate)):
+            if self._original_written(node, receiver):
+                return
+        elif not (method == "clone" and fate is Fate.BOUND and self._state_stays(node, receiver)):
             return
         fix = None
         if after_view and method == "contiguous":
@@ -405,6 +424,37 @@ class DefensiveMaterialization(Rule):
         value = held[0]
         made = isinstance(value, cst.BinaryOperation | cst.UnaryOperation)
         return made or types.kind_of(self.ctx, receiver) == types.TENSOR
+
+    def _state_stays(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """A clone of module state (``w = self.conv.weight.data.clone()``) in a function where nothing
+        can change that state: no method of ``self`` or of its attributes is called (a submodule's
+        forward may update running statistics), and nothing out of sight is handed ``self``. Then
+        the copy keeps no old values anyone needs."""
+        function = self.ctx.enclosing_function()
+        state = _self_attribute(receiver)
+        if function is None or state is None:
+            return False
+        for found in walk(function.body):
+            if isinstance(found, cst.Call) and found is not node and self._may_change_state(found):
+                return False
+            if isinstance(found, cst.Assign | cst.AugAssign | cst.AnnAssign):
+                targets = [t.target for t in found.targets] if isinstance(found, cst.Assign) else [found.target]
+                if any(_self_attribute(target) == state for target in targets):
+                    return False  # ``self.conv.weight.data[0] = v``: what was copied changes
+        return True
+
+    def _may_change_state(self, call: cst.Call) -> bool:
+        if writes.reads_only(self.ctx, call):
+            return False
+        func = call.func
+        if isinstance(func, cst.Attribute) and self.ctx.qualname(func) is None:
+            method = func.attr.value
+            if method.endswith("_") and not method.endswith("__"):
+                return True  # an in-place write, perhaps through an alias of the state (``w.zero_()``)
+            if method in _TENSOR_METHODS:
+                return False  # ``self.w.flip(2)``: a tensor method that makes or views, writing nothing
+            return _self_attribute(func) is not None  # ``self.step()``, ``self.conv(x)``
+        return any(root_name(arg.value) == "self" for arg in call.args)
 
     def _original_written(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """Whether what was copied is written in place after the copy (``y = x.clone()`` then
@@ -622,6 +672,15 @@ class DefensiveMaterialization(Rule):
         return isinstance(target, cst.Subscript) and writes.copies_values(
             target, lambda e: types.kind_of(self.ctx, e)
         )
+
+
+def _self_attribute(value: cst.BaseExpression) -> str | None:
+    """The attribute of ``self`` an expression reads from: ``conv`` for ``self.conv[0].weight.data``."""
+    while isinstance(value, cst.Subscript | cst.Attribute | cst.Call):
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
+            return value.attr.value
+        value = value.func if isinstance(value, cst.Call) else value.value
+    return None
 
 
 def _under_contiguity_keepers(value: cst.BaseExpression) -> cst.BaseExpression:
