@@ -13,20 +13,6 @@ from torchperf_lint.toolkit.traversal import walk
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, bound_value, kind_of
 
 _NUMPY_COPIES = frozenset({"numpy.array"})
-#: Legacy typed constructors: each copies (and converts) whatever array or tensor it is given.
-#: Legacy typed constructors, with the dtype (NumPy's name) each converts to.
-LEGACY_CONSTRUCTORS = {
-    "torch.FloatTensor": "float32",
-    "torch.DoubleTensor": "float64",
-    "torch.HalfTensor": "float16",
-    "torch.BFloat16Tensor": "bfloat16",
-    "torch.ByteTensor": "uint8",
-    "torch.CharTensor": "int8",
-    "torch.ShortTensor": "int16",
-    "torch.IntTensor": "int32",
-    "torch.LongTensor": "int64",
-    "torch.BoolTensor": "bool",
-}
 
 
 class BridgeCopy(Rule):
@@ -44,8 +30,7 @@ class BridgeCopy(Rule):
     example = "weights = torch.tensor(np.load(path))"
     use_instead = "weights = torch.from_numpy(np.load(path))"
     notes = (
-        "`torch.tensor(x)` and the legacy constructors (`torch.FloatTensor(x)`, "
-        "`torch.ByteTensor(x)`...) are flagged when `x` is known to hold an array or a tensor where it "
+        "`torch.tensor(x)` is flagged when `x` is known to hold an array or a tensor where it "
         "is read: a call into `numpy` or a torch function that returns a tensor, a `.numpy()` result, an "
         "array `.astype` made (NumPy's `astype` returns an array whatever it is called on, so "
         "`torch.tensor(a.astype(...))` copies the array `astype` just made a second time), a method "
@@ -61,12 +46,13 @@ class BridgeCopy(Rule):
         "zero-copy bridge, unless the function indexes the same array over more axes elsewhere "
         "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); and a "
         "conversion: `torch.tensor(x, dtype=...)` unless `x` is known to have that dtype already "
-        "(`a.astype(np.float32)` with `dtype=torch.float32`), and a legacy constructor of an `x` known "
-        "to have another dtype (`torch.FloatTensor(np.zeros(3))`, float64), since converting copies "
-        "whichever function does it. A dtype is known from what the code spells: `astype`, `dtype=`, a "
-        "tensor cast such as `.float()`, or the float default of a NumPy or torch constructor. A legacy "
-        "constructor of an `x` of unknown dtype is still flagged: it always copies, and "
-        "`torch.as_tensor(x, dtype=...)` copies only when the dtype differs. `.numpy().copy()` is "
+        "(`a.astype(np.float32)` with `dtype=torch.float32`), since converting copies whichever "
+        "function does it. A dtype is known from what the code spells: `astype`, `dtype=`, a tensor cast "
+        "such as `.float()`, or the float default of a NumPy or torch constructor. The legacy "
+        "constructors (`torch.Tensor(x)`, `torch.FloatTensor(x)`, `torch.ByteTensor(x)`...) are not "
+        "flagged: measured on torch 2.13, given an array or a tensor of their own dtype they share its "
+        "memory (as `torch.as_tensor` does), and given another dtype they convert, which copies anyway. "
+        "`.numpy().copy()` is "
         "flagged only on a fresh result (`f(x).numpy().copy()`), where nothing else can see the buffer."
     ) + test_files(
         "tests build expected values from reference arrays with `torch.tensor(...)` on purpose, so the "
@@ -119,6 +105,10 @@ class BridgeCopy(Rule):
         "def f(path):\n    return torch.tensor(_load(path), dtype=torch.float32)\n",
         "import numpy as np\nimport torch\ndef f(img):\n    return torch.from_numpy(img.astype(np.float32))\n",
         "import numpy as np\nimport torch\nt = torch.FloatTensor(np.zeros(3))\n",
+        # legacy constructors share an array or tensor of their own dtype, and convert any other
+        "import numpy as np\nimport torch\nt = torch.DoubleTensor(np.zeros(3))\n"
+        "mask = torch.ByteTensor(np.array(rows))\n"
+        "def f(arr: np.ndarray, x: torch.Tensor):\n    return torch.FloatTensor(arr), torch.Tensor(x)\n",
     )
     invalid = (
         Invalid(
@@ -143,7 +133,6 @@ class BridgeCopy(Rule):
             "def f(path):\n    return torch.tensor(_load(path))\n",
             ((6, 12),),
         ),
-        Invalid("import numpy as np\nimport torch\nt = torch.DoubleTensor(np.zeros(3))\n", ((3, 5),)),
         Invalid(
             "import numpy as np\nimport torch\ndef f(a: np.ndarray, i, keep: np.ndarray):\n"
             "    rows = a[i:]\n    return torch.tensor(a[:, i]), torch.tensor(rows), torch.tensor(a[keep])\n",
@@ -199,11 +188,6 @@ class BridgeCopy(Rule):
             "def f(a: NDArray[np.uint8], rows):\n"
             "    return torch.as_tensor(a), torch.as_tensor(np.stack(rows).astype(np.float32))\n",
         ),
-        Invalid(
-            "import torch\nimport numpy as np\nmask = torch.ByteTensor(np.array(rows))\n"
-            "def f(arr: np.ndarray):\n    return torch.FloatTensor(arr)\n",
-            ((3, 8), (5, 12)),
-        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -217,15 +201,6 @@ class BridgeCopy(Rule):
                 fix=self._as_tensor_fix(node),
                 what="torch.tensor(...)",
                 instead="use `torch.as_tensor`/`torch.from_numpy`",
-            )
-        elif qualname in LEGACY_CONSTRUCTORS and len(args) == 1 and self._is_array(node, args[0].value):
-            known = dtypes.dtype_of(self.ctx, args[0].value, node)
-            if known is not None and known != LEGACY_CONSTRUCTORS[qualname]:
-                return  # the conversion copies anyway
-            self.report(
-                node,
-                what=f"{qualname}(...)",
-                instead="use `torch.as_tensor(..., dtype=...)`, which copies only to change the dtype",
             )
         elif qualname in _NUMPY_COPIES and args and _is_numpy_call(args[0].value) and len(node.args) == 1:
             self.report(node, what="np.array(t.numpy())", instead="`t.numpy()` is already an array")
