@@ -61,36 +61,35 @@ class HostSyncInLoop(Rule):
     example = "for plane in volume:\n    if plane.max() > 0:\n        total += plane.sum().item()"
     use_instead = "keep = volume.amax(dim=(1, 2)) > 0\ntotal = volume[keep].sum().item()"
     notes = (
-        "Flagged inside `for`/`while` bodies, `while` tests and comprehensions (not a loop's own "
-        "iterable, which runs once): `.item()` and `.tolist()`; `bool()`, `int()` or `float()` of a "
-        "reduction (`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor "
-        "(`float(t[i])` with `t: torch.Tensor`; an element of a tensor, as a loop or comprehension "
-        "target over it, through `zip`/`enumerate` or unpacked from it; a value of a `Dict[str, Tensor]` "
-        "or of a dict literal of tensors; builtin `sum`, `min` or `max` over a tensor; or the result of a "
-        "function of the project, or a `self.` method of the same file, that returns a tensor); and an "
-        "`if` or `while` test, a conditional expression (`a if mask.any() else b`) or a comprehension's "
-        "`if` that calls a reduction, `torch.equal`/`torch.allclose` or builtin `any`/`all` over a "
-        "tensor, tests a known tensor (`if mask:`), or tests a name bound to a reduction (`peak = "
-        "x.max()` ... `if peak > 0:`). One condition is one finding: a read inside a test that is "
-        "reported is not reported again. Exempt: a name bound before the loop to `torch.equal` or "
-        "`torch.allclose`, which give a Python bool read once where they run; values known to be NumPy "
-        "arrays or pandas objects "
-        "(annotated `np.ndarray`, `npt.NDArray`, `NDArray[...]`, `pd.DataFrame`, bound from `np.*`, "
-        "`pd.*` or `.numpy()`, also after `if isinstance(x, torch.Tensor): x = x.numpy()`, where the "
-        "untaken arm holds no tensor; unpacked from one (`counts, edges = np.histogram(x)`), returned by a "
-        "function of the project annotated so, or a chain through an `np.*` call or a pandas-only method "
-        "such as `.isna()`), whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy "
-        "view of a CPU tensor; reads inside an `assert`, which checks a result (a benchmark checking each "
-        "candidate before timing it) and which `python -O` removes, so it is no part of the loop's work; "
-        "code that runs at most once per loop because its branch, or the loop body, ends in `return`, "
-        "`break` or `raise`, directly or in every arm of an `if`/`else`, `with`, `try` or `match`, and "
-        "no `continue` after it takes the loop round again; a read that decides when its loop stops "
-        "from state the loop carries from one pass to the next (a `while` test on values the body "
-        "recomputes, `changed = bool(...)` under `while changed:`, or an `if` that leaves the loop on "
-        "a convergence test), since that value does not exist before the loop and cannot be read once "
-        "outside it (a test on the loop target alone, `if torch.any(p < 0): break`, is still flagged); "
-        "other torch calls (`torch.distributed.get_rank()`), which return Python values. Files that "
-        "never import torch are skipped."
+        "Flagged inside `for`/`while` bodies, `while` tests and comprehensions (not a loop's own iterable, "
+        "which runs once): `.item()` and `.tolist()`; `bool()`, `int()` or `float()` of a reduction "
+        "(`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor (`float(t[i])` with `t: "
+        "torch.Tensor`; an element of a tensor, as a loop or comprehension target over it, through "
+        "`zip`/`enumerate` or unpacked from it; a value of a `Dict[str, Tensor]` or of a dict literal of "
+        "tensors; builtin `sum`, `min` or `max` over a tensor; or the result of a function of the project, or "
+        "a `self.` method of the same file, that returns a tensor); and an `if` or `while` test, a conditional "
+        "expression (`a if mask.any() else b`) or a comprehension's `if` that calls a reduction, "
+        "`torch.equal`/`torch.allclose` or builtin `any`/`all` over a tensor, tests a known tensor (`if "
+        "mask:`), or tests a name bound to a reduction (`peak = x.max()` ... `if peak > 0:`). One condition is "
+        "one finding: a read inside a test that is reported is not reported again. Exempt: a name bound before "
+        "the loop to `torch.equal` or `torch.allclose`, which give a Python bool read once where they run; "
+        "values known to be NumPy arrays or pandas objects (annotated `np.ndarray`, `npt.NDArray`, "
+        "`NDArray[...]`, `pd.DataFrame`, bound from `np.*`, `pd.*` or `.numpy()`, also after `if isinstance(x, "
+        "torch.Tensor): x = x.numpy()`, where the untaken arm holds no tensor, or in the arm of a conditional "
+        "expression or an `and` that an `isinstance` test guards (`a.tolist() if isinstance(a, np.ndarray) "
+        "else a`); unpacked from one (`counts, edges = np.histogram(x)`), returned by a function of the "
+        "project annotated so, or a chain through an `np.*` call or a pandas-only method such as `.isna()`), "
+        "whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy view of a CPU tensor; reads "
+        "inside an `assert`, which checks a result (a benchmark checking each candidate before timing it) and "
+        "which `python -O` removes, so it is no part of the loop's work; code that runs at most once per loop "
+        "because its branch, or the loop body, ends in `return`, `break` or `raise`, directly or in every arm "
+        "of an `if`/`else`, `with`, `try` or `match`, and no `continue` after it takes the loop round again; a "
+        "read that decides when its loop stops from state the loop carries from one pass to the next (a "
+        "`while` test on values the body recomputes, `changed = bool(...)` under `while changed:`, or an `if` "
+        "that leaves the loop on a convergence test), since that value does not exist before the loop and "
+        "cannot be read once outside it (a test on the loop target alone, `if torch.any(p < 0): break`, is "
+        "still flagged); other torch calls (`torch.distributed.get_rank()`), which return Python values. Files "
+        "that never import torch are skipped."
     ) + test_files(
         "tests read results back with `.item()`, `.tolist()` or `bool(...)` case by case to compare and "
         "report them, which costs test time, not kernel time"
@@ -98,6 +97,16 @@ class HostSyncInLoop(Rule):
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
         "import torch\ntotal = x.sum().item()\n",
+        # the arm an isinstance test guards holds what it tests for
+        "import numpy as np\nimport torch\ndef f(values: dict[str, torch.Tensor], keys):\n"
+        "    for key in keys:\n        tmp = values[key]\n"
+        "        a = tmp.tolist() if isinstance(tmp, np.ndarray) else tmp\n"
+        "        b = isinstance(tmp, np.ndarray) and tmp.tolist()\n"
+        "        c = tmp if not isinstance(tmp, np.ndarray) else tmp.tolist()\n    return a, b, c\n",
+        # ``sd.get("model", sd)`` may be the mapping itself: its keys are no tensors
+        "import torch\nfrom typing import Dict\ndef f(sd: Dict[str, torch.Tensor], prefix):\n"
+        "    sd = sd.get('model', sd)\n    out = {}\n    for k, v in sd.items():\n"
+        "        if not k.startswith(prefix):\n            continue\n        out[k] = v\n    return out\n",
         # torch.equal and torch.allclose give a Python bool, read once where they run
         "import torch\ndef f(a, b, n):\n    same = torch.equal(a, b)\n    for i in range(n):\n"
         "        if not same:\n            a = a + 1\n    return a\n",
@@ -164,6 +173,19 @@ class HostSyncInLoop(Rule):
         "        else:\n            return value\n",
     )
     invalid = (
+        Invalid(
+            "import numpy as np\nimport torch\ndef f(values: dict[str, torch.Tensor], keys):\n"
+            "    for key in keys:\n        tmp = values[key]\n"
+            "        a = tmp if isinstance(tmp, np.ndarray) else tmp.tolist()\n"
+            "        b = isinstance(tmp, torch.Tensor) and tmp.tolist()\n    return a, b\n",
+            ((6, 53), (7, 47)),
+        ),
+        Invalid(
+            "import torch\nfrom typing import Dict\ndef f(sd: Dict[str, torch.Tensor], n, out):\n"
+            "    for i in range(n):\n        w = sd.get('w', torch.zeros(1))\n        if w.any():\n"
+            "            out[i] = w\n",
+            ((6, 12),),
+        ),
         Invalid(
             "import torch\ndef f(a, b, n):\n    for i in range(n):\n        close = torch.allclose(a, b)\n"
             "        if close or torch.equal(a, b):\n            a = a * 2\n    return a\n",

@@ -142,6 +142,7 @@ def _evaluator_here(ctx: FileContext) -> _Evaluator | None:
     if index is None:
         return None
     evaluator = _Evaluator(ctx, kinds, index)
+    _narrow_in_expression(ctx, evaluator)
     for comprehension in reversed(comprehensions):
         for_in: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
         while for_in is not None:
@@ -149,6 +150,48 @@ def _evaluator_here(ctx: FileContext) -> _Evaluator | None:
             evaluator.local.update(target_kinds(for_in.target, item))
             for_in = for_in.inner_for_in
     return evaluator
+
+
+def _narrow_in_expression(ctx: FileContext, evaluator: _Evaluator) -> None:
+    """Inside ``a.tolist() if isinstance(a, np.ndarray) else a`` (or after ``isinstance(a, T) and``)
+    the name holds a ``T`` in the arm the test guards, and in the other arm no tensor where ``T`` is
+    one, as inside an ``if`` statement."""
+    ancestors = ctx.ancestors
+    for index in range(len(ancestors) - 2, -1, -1):
+        parent, child = ancestors[index], ancestors[index + 1]
+        if isinstance(parent, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return
+        if isinstance(parent, cst.IfExp) and child is not parent.test:
+            _narrow_name(ctx, evaluator, parent.test, inside=child is parent.body)
+        elif (
+            isinstance(parent, cst.BooleanOperation)
+            and isinstance(parent.operator, cst.And)
+            and child is parent.right
+        ):
+            _narrow_name(ctx, evaluator, parent.left, inside=True)
+
+
+def _narrow_name(ctx: FileContext, evaluator: _Evaluator, test: cst.BaseExpression, inside: bool) -> None:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        _narrow_name(ctx, evaluator, test.expression, not inside)
+        return
+    if not (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Name)
+        and test.func.value == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0].value, cst.Name)
+        and isinstance(test.args[1].value, cst.Name | cst.Attribute)
+    ):
+        return
+    name = test.args[0].value.value
+    kind = annotation_kind(ctx, test.args[1].value)
+    if name in evaluator.local:  # an inner test, met first, decides
+        return
+    if inside:
+        evaluator.local[name] = kind
+    elif kind == TENSOR:
+        evaluator.local[name] = _NOT_TENSOR  # the other arm keeps what it knew, unless that was a tensor
 
 
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
@@ -382,7 +425,11 @@ class _Evaluator:
         if receiver == FRAME or method in _PANDAS_METHODS:
             return ARRAY if method == "to_numpy" else None if method in _NOT_FRAME_METHODS else FRAME
         if isinstance(receiver, tuple) and receiver[0] == VALUES:
-            return _mapping_method(method, receiver[1])
+            value = _mapping_method(method, receiver[1])
+            default = call.args[1].value if method in ("get", "pop") and len(call.args) > 1 else None
+            # ``sd.get("model", sd)`` may give the mapping itself back: only a default of the same kind
+            # keeps the value's kind
+            return value if default is None or self.kind(default) == value else None
         return None
 
     def _builtin(self, name: str, call: cst.Call) -> Kind:
