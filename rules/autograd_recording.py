@@ -9,6 +9,8 @@ from torchperf_lint.toolkit.bookkeeping import is_parameter_loop_variable
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of, walk
+from torchperf_lint.toolkit.types import bound_value
+from torchperf_lint.vocabulary import GRAD_FLAG_NAME
 
 _ENABLING_CALLS = {
     "torch.enable_grad": ("torch.enable_grad", "turns autograd recording on"),
@@ -50,11 +52,14 @@ class AutogradRecording(Rule):
         "of which it wraps), which record nothing until a model is trained; unfreezing parameters "
         "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
         "`named_parameters()`, a collection named like `params`, or a project function returning "
-        "one; or on an attribute its class binds to an `nn.Parameter`, `self.freq.requires_grad_()`), "
+        "one; under `if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
+        "`nn.Parameter`, `self.freq.requires_grad_()`), "
         "which is training set-up, not kernel work; passing the caller's flag along, which keeps "
         "the caller's choice: "
         "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
-        "`if requires_grad:` (a parameter of the function) or `if x.requires_grad:`; restoring a saved "
+        "`if requires_grad:` (a parameter of the function) or `if x.requires_grad:`, or "
+        "`torch.set_grad_enabled(flag)` where `flag` is a parameter named for it (`requires_grad`, "
+        "`need_grad`, `differentiable`) or a local read from the inputs' `requires_grad`; restoring a saved "
         "grad mode, `torch.set_grad_enabled(prev)` where `prev` (a name, also one a nested function "
         "reads, or an attribute such as `self.prev`) was bound to `torch.is_grad_enabled()` in the same "
         "file, which puts back what the caller had rather than turning recording on."
@@ -97,6 +102,12 @@ class AutogradRecording(Rule):
         "        w = torch.zeros(3).requires_grad_()\n        self.w = nn.Parameter(w)\n",
         "import torch\nfrom torch import nn\ndef _init(n):\n    return torch.randn(n, requires_grad=True)\n"
         "class M(nn.Module):\n    def __init__(self):\n        self.w = nn.Parameter(_init(3))\n",
+        # a tested parameter unfrozen; recording turned on only where the caller asked for it
+        "import torch\ndef unlock(x):\n    if isinstance(x, torch.nn.Parameter):\n        x.requires_grad = True\n"
+        "def attend(q, k):\n    grad_enabled = any(t.requires_grad for t in (q, k))\n"
+        "    with torch.set_grad_enabled(grad_enabled):\n        return q @ k\n"
+        "@torch.no_grad()\ndef sample(x, requires_grad=False):\n    with torch.set_grad_enabled(requires_grad):\n"
+        "        return x * 2\n",
         # a parameter the class holds, unfrozen
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, n):\n"
         "        self.freq = torch.nn.Parameter(torch.empty(n))\n"
@@ -104,6 +115,11 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(
+            "import torch\ndef f(self, x):\n    if isinstance(x, torch.Tensor):\n        x.requires_grad = True\n"
+            "    enabled = self.training\n    torch.set_grad_enabled(enabled)\n",
+            ((4, 9), (6, 5)),
+        ),
         Invalid("import torch\nt = torch.ones(3, requires_grad=True)\n", ((2, 19),)),
         Invalid("import torch\nx.requires_grad_()\ny.requires_grad_(True)\n", ((2, 1), (3, 1))),
         Invalid("import torch\nx.requires_grad = True\n", ((2, 1),)),
@@ -145,7 +161,11 @@ class AutogradRecording(Rule):
             self.report(node, what=what, effect=effect)
         elif qualname == "torch.set_grad_enabled":
             args = positional(node) or list(node.args)
-            if not (args and is_literal(args[0].value, "False")) and not self._restores_saved_state(node):
+            if (
+                not (args and is_literal(args[0].value, "False"))
+                and not self._restores_saved_state(node)
+                and not (args and self._is_callers_wish(args[0].value))
+            ):
                 shown = source_of(args[0].value) if args else ""
                 self.report(node, what=f"torch.set_grad_enabled({shown})", effect=_TURNS_ON)
         requires = keyword(node, "requires_grad")
@@ -180,6 +200,20 @@ class AutogradRecording(Rule):
                 if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
                     return True
         return False
+
+    def _is_callers_wish(self, flag: cst.BaseExpression) -> bool:
+        """``torch.set_grad_enabled(requires_grad)`` with a parameter named for it, or with a local read
+        from the inputs (``grad_enabled = any(t.requires_grad for t in (q, k, v))``): recording turns on
+        only where the caller asked for it, as under ``if requires_grad:``."""
+        if not isinstance(flag, cst.Name):
+            return False
+        function = self.ctx.enclosing_function()
+        if function is not None and any(p.name.value == flag.value for p in parameters(function)):
+            return GRAD_FLAG_NAME.search(flag.value) is not None
+        value = bound_value(self.ctx, flag)
+        return value is not None and any(
+            isinstance(n, cst.Attribute) and n.attr.value == "requires_grad" for n in walk(value)
+        )
 
     def _restores_saved_state(self, node: cst.Call) -> bool:
         """``torch.set_grad_enabled(prev)`` where ``prev`` (a name or attribute) was read from
@@ -223,11 +257,33 @@ class AutogradRecording(Rule):
                 self.report(node, what=".requires_grad_()", effect="makes torch record autograd for this tensor")
 
     def _on_parameter(self, receiver: cst.BaseExpression) -> bool:
-        """``p.requires_grad = True`` for ``p`` in a model's parameters, or ``self.w.requires_grad_()``
-        where the class holds an ``nn.Parameter`` in ``self.w``: unfreezing, not recording."""
+        """``p.requires_grad = True`` for ``p`` in a model's parameters or under ``if isinstance(p,
+        nn.Parameter):``, or ``self.w.requires_grad_()`` where the class holds an ``nn.Parameter`` in
+        ``self.w``: unfreezing, not recording."""
         if isinstance(receiver, cst.Name):
-            return is_parameter_loop_variable(self.ctx, receiver.value)
+            return is_parameter_loop_variable(self.ctx, receiver.value) or self._tested_parameter(receiver.value)
         return _self_attribute(receiver) in self._parameter_attributes()
+
+    def _tested_parameter(self, name: str) -> bool:
+        """Inside the body of ``if isinstance(name, nn.Parameter):`` (or an ``elif`` of that test)."""
+        ancestors = self.ctx.ancestors
+        for index in range(len(ancestors) - 2, 0, -1):
+            node, child = ancestors[index], ancestors[index + 1]
+            if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return False
+            if isinstance(node, cst.If) and child is node.body:
+                test = node.test
+                if (
+                    isinstance(test, cst.Call)
+                    and isinstance(test.func, cst.Name)
+                    and test.func.value == "isinstance"
+                    and len(test.args) == 2
+                    and isinstance(test.args[0].value, cst.Name)
+                    and test.args[0].value.value == name
+                    and self.ctx.qualname(test.args[1].value) in _PARAMETERS
+                ):
+                    return True
+        return False
 
     def _parameter_attributes(self) -> frozenset[str]:
         """The attributes the enclosing class binds to an ``nn.Parameter`` (``self.w = nn.Parameter(t)``)

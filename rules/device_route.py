@@ -86,7 +86,7 @@ class DeviceRoute(Rule):
         "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a "
         "report) and seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
         "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only "
-        "raises or warns, or an "
+        "raises, asserts, warns, logs or prints, or an "
         "`assert` (it refuses a device: the route stays on the CPU). Exempt too: a `device` threaded "
         "through (`device=x.device`, `device=device`), `x.to(torch.float32)`, `.to(dtype=...)` and "
         '`"cpu"`, which keep work where the caller put it. '
@@ -130,6 +130,13 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x, device='cpu', dtype='float32'):\n    return x.to(device)\n",
     )
     invalid = (
+        Invalid(
+            "import torch\nclass Loader:\n    def __init__(self, device):\n"
+            "        self.is_cuda = device.type == 'cuda'\n        if device.type != 'mps':\n"
+            "            logger.info('pinned memory off')\n        if device.type == 'npu':\n"
+            "            assert torch.npu.is_available()\n",
+            ((4, 24),),
+        ),
         Invalid(
             "import torch\ndef f(x, seed):\n    if torch.cuda.initial_seed() == seed:\n        x = x * 2\n"
             "    return x\n",
@@ -309,7 +316,8 @@ class DeviceRoute(Rule):
                 return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
         elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.imports_torch:
-            self._report(node, f".{node.attr.value}", _TESTS)
+            if not _is_assignment_target(ctx.ancestors):  # ``self.is_cuda = ...`` binds, it tests nothing
+                self._report(node, f".{node.attr.value}", _TESTS)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self.ctx.imported_names:  # any other bare name has no qualified name
@@ -385,12 +393,22 @@ def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
 
 
 def _rejects(body: cst.BaseSuite) -> bool:
-    """The block raises an error of its own. A bare ``raise`` (in an ``except`` block) passes the
-    failure on for other devices, so what follows the test is that device's own route."""
+    """The block raises an error of its own, or only asserts. A bare ``raise`` (in an ``except``
+    block) passes the failure on for other devices, so what follows the test is that device's own
+    route."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    statements = [s for line in lines if isinstance(line, cst.SimpleStatementLine) for s in line.body]
+    if statements and len(statements) == len(lines) and all(isinstance(s, cst.Assert) for s in statements):
+        return True  # ``if device_type == "npu": assert torch.npu.is_available(), "..."``
     if not only_raises(body):
         return False
     last = [n for n in walk(body) if isinstance(n, cst.Raise)][-1]
     return last.exc is not None
+
+
+def _is_assignment_target(ancestors: list[cst.CSTNode]) -> bool:
+    parent = ancestors[-2] if len(ancestors) > 1 else None
+    return isinstance(parent, cst.AssignTarget | cst.AnnAssign | cst.AugAssign) and parent.target is ancestors[-1]
 
 
 def _in_annotation(ancestors: list[cst.CSTNode]) -> bool:

@@ -21,7 +21,7 @@ from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, keyword, source_of, walk
 from torchperf_lint.toolkit.traversal import in_source_order
-from torchperf_lint.vocabulary import GRAD_ENABLERS, GRAD_GUARDS
+from torchperf_lint.vocabulary import GRAD_ENABLERS, GRAD_FLAG_NAME, GRAD_GUARDS
 
 #: A file mentioning none of these cannot read autograd state (aliases keep the name in their import).
 _STATE_TEXT = re.compile(r"requires_grad|is_grad_enabled|is_inference_mode_enabled")
@@ -32,8 +32,6 @@ _GRAD_STATE_CALLS = {
 }
 #: Calls that make a branch a grad route or an inference route.
 _GRAD_HANDLERS = GRAD_GUARDS | GRAD_ENABLERS
-#: A parameter whose name says the caller wants gradients (``requires_grad``, ``need_grad``, ``differentiable``).
-_FLAG_PARAMETER = re.compile(r"requires?_grad|needs?_grad|grad_enabled|differentiable", re.IGNORECASE)
 
 
 class GraphPreservingFallback(Rule):
@@ -64,7 +62,7 @@ class GraphPreservingFallback(Rule):
         "fills in a default (`if requires_grad is None:`). One test gives "
         "one finding, however many reads it combines. Exempt, because none of them is a second route: "
         'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
-        "ValueError(msg)`), which is validation; a branch that only warns or logs a warning, or only "
+        "ValueError(msg)`), which is validation; a branch that only warns, logs or prints, or only "
         "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), which touches "
         "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, "
         "`x.detach() if x.requires_grad else x`, or arms equal but for a `.detach()`: "
@@ -218,7 +216,7 @@ class GraphPreservingFallback(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._state_names.append(set())
         names = {p.name.value for p in parameters(node)}
-        self._flags.append({name for name in names if _FLAG_PARAMETER.search(name)})
+        self._flags.append({name for name in names if GRAD_FLAG_NAME.search(name)})
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._state_names.pop()

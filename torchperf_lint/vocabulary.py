@@ -81,3 +81,8 @@ def validator_properties(name: str) -> frozenset[str]:
     """What a validator call checks: the property its name says (``check_dtype``), else everything."""
     named = check_properties(name.replace("_", " "))
     return named if named != {"value"} else frozenset(PROPERTIES)
+
+
+#: A name that says its value is the caller's wish for gradients (``requires_grad``, ``need_grad``,
+#: ``differentiable``, ``grad_enabled``).
+GRAD_FLAG_NAME = re.compile(r"requires?_grad|needs?_grad|grad_enabled|differentiable", re.IGNORECASE)

@@ -23,7 +23,9 @@ _BACKWARD_METHODS = frozenset({"backward", "jvp", "vjp"})
 #: Methods of ``nn.Module`` that give its parameters.
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 #: Calls that only tell someone something: a branch made of them runs no route.
-_REPORTING_CALLS = frozenset({"warn", "warning", "warn_once", "warning_once"})
+_REPORTING_CALLS = frozenset(
+    {"warn", "warning", "warn_once", "warning_once", "info", "info_once", "debug", "print"}
+)
 _COLLECTING_METHODS = frozenset({"add", "append"})
 _TEXT = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 #: Methods that may follow ``.detach()`` on a detached copy without starting any computation of their own.
@@ -160,8 +162,9 @@ def only_collects_names(body: cst.BaseSuite) -> bool:
 
 
 def only_reports(body: cst.BaseSuite) -> bool:
-    """The block only reports: every statement calls a warning or logging function
-    (``warnings.warn``, ``logger.warning``), after binding at most the names those calls use."""
+    """The block only reports: every statement calls a warning, logging or printing function
+    (``warnings.warn``, ``logger.warning``, ``logger.info``, ``print``), after binding at most the
+    names those calls use."""
     statements = _small_statements(body)
     reports = [s for s in statements if isinstance(s, cst.Expr) and _is_report(s.value)]
     if not reports:
