@@ -8,7 +8,15 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.bookkeeping import is_parameter_loop_variable
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of, walk
+from torchperf_lint.toolkit.matching import (
+    is_literal,
+    isinstance_test,
+    keyword,
+    method_name,
+    positional,
+    source_of,
+    walk,
+)
 from torchperf_lint.toolkit.types import bound_value
 from torchperf_lint.vocabulary import GRAD_FLAG_NAME
 
@@ -272,16 +280,8 @@ class AutogradRecording(Rule):
             if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
                 return False
             if isinstance(node, cst.If) and child is node.body:
-                test = node.test
-                if (
-                    isinstance(test, cst.Call)
-                    and isinstance(test.func, cst.Name)
-                    and test.func.value == "isinstance"
-                    and len(test.args) == 2
-                    and isinstance(test.args[0].value, cst.Name)
-                    and test.args[0].value.value == name
-                    and self.ctx.qualname(test.args[1].value) in _PARAMETERS
-                ):
+                tested = isinstance_test(node.test)
+                if tested is not None and tested[0] == name and self.ctx.qualname(tested[1]) in _PARAMETERS:
                     return True
         return False
 

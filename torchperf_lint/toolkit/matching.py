@@ -116,3 +116,13 @@ def root_name(node: cst.BaseExpression | None) -> str | None:
     while isinstance(node, cst.Attribute | cst.Call | cst.Subscript):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def isinstance_test(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+    """The name and the type a test ``isinstance(name, T)`` checks, else None."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "isinstance"):
+        return None
+    args = node.args
+    if len(args) != 2 or not isinstance(args[0].value, cst.Name):
+        return None
+    return args[0].value.value, args[1].value

@@ -22,7 +22,7 @@ import libcst as cst
 from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.functions import class_methods, module_functions
-from torchperf_lint.toolkit.matching import int_value
+from torchperf_lint.toolkit.matching import int_value, isinstance_test
 from torchperf_lint.toolkit.traversal import children
 from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, TENSOR_TYPES
 
@@ -175,17 +175,10 @@ def _narrow_name(ctx: FileContext, evaluator: _Evaluator, test: cst.BaseExpressi
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         _narrow_name(ctx, evaluator, test.expression, not inside)
         return
-    if not (
-        isinstance(test, cst.Call)
-        and isinstance(test.func, cst.Name)
-        and test.func.value == "isinstance"
-        and len(test.args) == 2
-        and isinstance(test.args[0].value, cst.Name)
-        and isinstance(test.args[1].value, cst.Name | cst.Attribute)
-    ):
+    tested = isinstance_test(test)
+    if tested is None or not isinstance(tested[1], cst.Name | cst.Attribute):
         return
-    name = test.args[0].value.value
-    kind = annotation_kind(ctx, test.args[1].value)
+    name, kind = tested[0], annotation_kind(ctx, tested[1])
     if name in evaluator.local:  # an inner test, met first, decides
         return
     if inside:
@@ -669,22 +662,23 @@ class _Builder:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             self._narrow(test.expression, not inside, implicit)
             return
-        if not isinstance(test, cst.Call):
-            return
-        args = test.args
-        if self.ctx.qualname(test.func) == "torch.is_tensor" and len(args) == 1:
-            subject, kind = args[0].value, TENSOR
-        elif isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(args) == 2:
-            subject, checked = args[0].value, args[1].value
+        tested = isinstance_test(test)
+        if tested is not None:
+            name, checked = tested
             kind = annotation_kind(self.ctx, checked) if isinstance(checked, cst.Name | cst.Attribute) else None
+        elif (
+            isinstance(test, cst.Call)
+            and self.ctx.qualname(test.func) == "torch.is_tensor"
+            and len(test.args) == 1
+            and isinstance(test.args[0].value, cst.Name)
+        ):
+            name, kind = test.args[0].value.value, TENSOR
         else:
             return
-        if isinstance(subject, cst.Name):
-            name = subject.value
-            if inside:
-                self._bind(name, kind, None)
-            elif not implicit or (kind == TENSOR and self._current(name) is None):
-                self._bind(name, _NOT_TENSOR if kind == TENSOR else None, None)
+        if inside:
+            self._bind(name, kind, None)
+        elif not implicit or (kind == TENSOR and self._current(name) is None):
+            self._bind(name, _NOT_TENSOR if kind == TENSOR else None, None)
 
     def _current(self, name: str) -> Kind:
         """What ``name`` holds at this point of the pass (its latest binding)."""
