@@ -73,25 +73,24 @@ class DeviceRoute(Rule):
     example = 'volume = volume.to("cuda")\nout = F.grid_sample(volume, grid)'
     use_instead = "out = F.grid_sample(volume, grid)  # the caller owns placement"
     notes = (
-        'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`) '
-        "given to `.to(...)`, `torch.device(...)`, `torch.autocast(...)`, a `device=`/`device_type=`/"
-        '`use_device=` keyword (also as a `{"device": ...}` dict entry) or as the default of a parameter '
-        'named for a device; comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), '
-        'also through a local holding a device type or a name that says it holds a device (`device == "cuda"`), '
-        'and `!= "cpu"` tests whose branch does more than fall back to the CPU; the '
-        "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
-        "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` is "
-        "reported once. Where the line is: a finding says something true about a route, so a device "
-        "mentioned without choosing or moving work is left alone: memory housekeeping and hardware "
-        "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a "
-        "report) and seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
-        "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only "
-        "raises, asserts, warns, logs or prints, or an "
-        "`assert` (it refuses a device: the route stays on the CPU). Exempt too: a `device` threaded "
-        "through (`device=x.device`, `device=device`), `x.to(torch.float32)`, `.to(dtype=...)` and "
-        '`"cpu"`, which keep work where the caller put it. '
-        "Test files are not exempt: tests compare against other CPU backends (NumPy, SciPy, OpenCV), "
-        "and a CUDA test is a device route the contract rules out."
+        'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`, also as '
+        "an arm of a conditional expression: `'cuda' if gpus else 'cpu'`) given to `.to(...)`, "
+        "`torch.device(...)`, `torch.autocast(...)`, a `device=`/`device_type=`/`use_device=` keyword (also as "
+        'a `{"device": ...}` dict entry) or as the default of a parameter named for a device; comparisons with '
+        'one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local holding a device '
+        'type or a name that says it holds a device (`device == "cuda"`), and `!= "cpu"` tests whose branch '
+        "does more than fall back to the CPU; the `is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, "
+        "`torch.mps`, `torch.xpu` and `torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda "
+        "or x.is_mps` is reported once. Where the line is: a finding says something true about a route, so a "
+        "device mentioned without choosing or moving work is left alone: memory housekeeping and hardware "
+        "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a report) and "
+        "seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
+        "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only raises, "
+        "asserts, warns, logs or prints, or an `assert` (it refuses a device: the route stays on the CPU). "
+        "Exempt too: a `device` threaded through (`device=x.device`, `device=device`), `x.to(torch.float32)`, "
+        '`.to(dtype=...)` and `"cpu"`, which keep work where the caller put it. Test files are not exempt: '
+        "tests compare against other CPU backends (NumPy, SciPy, OpenCV), and a CUDA test is a device route "
+        "the contract rules out."
     )
     fix = UNSAFE
     fix_safety = (
@@ -130,6 +129,11 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x, device='cpu', dtype='float32'):\n    return x.to(device)\n",
     )
     invalid = (
+        Invalid(
+            "import torch\ndef f(x, opt, cuda):\n    device = torch.device('cuda' if opt['num_gpu'] else 'cpu')\n"
+            "    y = x.to(device='cuda' if cuda else 'cpu')\n    return x.to('cpu' if cuda else 'mps'), y\n",
+            ((3, 14), (4, 14), (5, 17)),
+        ),
         Invalid(
             "import torch\nclass Loader:\n    def __init__(self, device):\n"
             "        self.is_cuda = device.type == 'cuda'\n        if device.type != 'mps':\n"
@@ -237,7 +241,7 @@ class DeviceRoute(Rule):
         qualname = ctx.qualname(node.func)
         if qualname == "torch.device" or qualname in _AUTOCAST:
             args = positional(node) or list(node.args)
-            if args and is_non_cpu_device_string(args[0].value):
+            if args and _names_non_cpu_literal(args[0].value):
                 name = qualname.rpartition(".")[2] if qualname in _AUTOCAST else "device"
                 self._report(node, f"torch.{name}({_shown(args[0].value)})", _NAMES)
                 return
@@ -245,7 +249,7 @@ class DeviceRoute(Rule):
             return
         for name in _DEVICE_KEYWORDS:
             device = keyword(node, name)
-            if device is not None and is_non_cpu_device_string(device.value):
+            if device is not None and _names_non_cpu_literal(device.value):
                 self._report(device, f"{name}={_shown(device.value)}", _NAMES)
         if qualname is not None:
             return
@@ -254,19 +258,19 @@ class DeviceRoute(Rule):
             self._report(node, f".{method}()", _MOVES, fix=_drop_device_call(ctx, node))
         elif method == "to":
             for arg in positional(node):
-                if is_non_cpu_device_string(arg.value):
+                if _names_non_cpu_literal(arg.value):
                     self._report(arg, f".to({_shown(arg.value)})", _MOVES)
 
     def visit_Param(self, node: cst.Param) -> None:
         """``def f(x, device="cuda")``: the route callers get unless they pass another device."""
         if self.ctx.imports_torch and node.default is not None and _is_device_name(node.name.value):
-            if is_non_cpu_device_string(node.default):
+            if _names_non_cpu_literal(node.default):
                 self._report(node.default, f"{node.name.value}={_shown(node.default)}", _NAMES)
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         """``{"device": "cuda"}``: keyword arguments built as a dict and passed on with ``**``."""
         key = string_value(node.key)
-        if self.ctx.imports_torch and key in _DEVICE_KEYWORDS and is_non_cpu_device_string(node.value):
+        if self.ctx.imports_torch and key in _DEVICE_KEYWORDS and _names_non_cpu_literal(node.value):
             self._report(node.value, f"{key}={_shown(node.value)}", _NAMES)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -371,6 +375,14 @@ def _call_returns_device_type(ctx, node: cst.BaseExpression) -> bool:
     func = node.func
     callee = ctx.qualname(func) or (f"{ctx.module_name}.{func.value}" if isinstance(func, cst.Name) else "")
     return ctx.kernel.returns.get(callee) == "device-type"
+
+
+def _names_non_cpu_literal(node: cst.BaseExpression) -> bool:
+    """``"cuda"``, or a conditional expression with such an arm (``"cuda" if gpus else "cpu"``): the
+    value names a non-CPU device on one path at least."""
+    if isinstance(node, cst.IfExp):
+        return _names_non_cpu_literal(node.body) or _names_non_cpu_literal(node.orelse)
+    return is_non_cpu_device_string(node)
 
 
 def _names_cpu_only(node: cst.BaseExpression) -> bool:
