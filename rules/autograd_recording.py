@@ -14,6 +14,7 @@ from torchperf_lint.toolkit.matching import (
     keyword,
     method_name,
     positional,
+    self_attribute,
     source_of,
     walk,
 )
@@ -270,7 +271,7 @@ class AutogradRecording(Rule):
         ``self.w``: unfreezing, not recording."""
         if isinstance(receiver, cst.Name):
             return is_parameter_loop_variable(self.ctx, receiver.value) or self._tested_parameter(receiver.value)
-        return _self_attribute(receiver) in self._parameter_attributes()
+        return self_attribute(receiver) in self._parameter_attributes()
 
     def _tested_parameter(self, name: str) -> bool:
         """Inside the body of ``if isinstance(name, nn.Parameter):`` (or an ``elif`` of that test)."""
@@ -298,7 +299,7 @@ class AutogradRecording(Rule):
             and isinstance(node.value, cst.Call)
             and self.ctx.qualname(node.value.func) in _PARAMETERS
             for target in node.targets
-            if (name := _self_attribute(target.target)) is not None
+            if (name := self_attribute(target.target)) is not None
         )
 
     def _becomes_parameter(self) -> bool:
@@ -362,13 +363,6 @@ class AutogradRecording(Rule):
         for base in node.bases:
             if self.ctx.qualname(base.value) in _AUTOGRAD_FUNCTION:
                 self.report(base, what="torch.autograd.Function", effect="defines a backward pass for autograd")
-
-
-def _self_attribute(node: cst.BaseExpression) -> str | None:
-    """``w`` for ``self.w``."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def _bound_names(node: cst.CSTNode) -> list[cst.Name]:

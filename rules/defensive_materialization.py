@@ -11,7 +11,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import types, writes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import is_literal, method_name, root_name, source_of
+from torchperf_lint.toolkit.matching import is_literal, method_name, root_name, self_attribute, source_of
 from torchperf_lint.toolkit.traversal import walk
 
 #: Methods that return a view of their receiver (or of a reshaped receiver) without copying.
@@ -431,7 +431,7 @@ class DefensiveMaterialization(Rule):
         forward may update running statistics), and nothing out of sight is handed ``self``. Then
         the copy keeps no old values anyone needs."""
         function = self.ctx.enclosing_function()
-        state = _self_attribute(receiver)
+        state = self_attribute(receiver)
         if function is None or state is None:
             return False
         for found in walk(function.body):
@@ -439,7 +439,7 @@ class DefensiveMaterialization(Rule):
                 return False
             if isinstance(found, cst.Assign | cst.AugAssign | cst.AnnAssign):
                 targets = [t.target for t in found.targets] if isinstance(found, cst.Assign) else [found.target]
-                if any(_self_attribute(target) == state for target in targets):
+                if any(self_attribute(target) == state for target in targets):
                     return False  # ``self.conv.weight.data[0] = v``: what was copied changes
         return True
 
@@ -453,7 +453,7 @@ class DefensiveMaterialization(Rule):
                 return True  # an in-place write, perhaps through an alias of the state (``w.zero_()``)
             if method in _TENSOR_METHODS:
                 return False  # ``self.w.flip(2)``: a tensor method that makes or views, writing nothing
-            return _self_attribute(func) is not None  # ``self.step()``, ``self.conv(x)``
+            return self_attribute(func) is not None  # ``self.step()``, ``self.conv(x)``
         return any(root_name(arg.value) == "self" for arg in call.args)
 
     def _original_written(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
@@ -672,15 +672,6 @@ class DefensiveMaterialization(Rule):
         return isinstance(target, cst.Subscript) and writes.copies_values(
             target, lambda e: types.kind_of(self.ctx, e)
         )
-
-
-def _self_attribute(value: cst.BaseExpression) -> str | None:
-    """The attribute of ``self`` an expression reads from: ``conv`` for ``self.conv[0].weight.data``."""
-    while isinstance(value, cst.Subscript | cst.Attribute | cst.Call):
-        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
-            return value.attr.value
-        value = value.func if isinstance(value, cst.Call) else value.value
-    return None
 
 
 def _under_contiguity_keepers(value: cst.BaseExpression) -> cst.BaseExpression:

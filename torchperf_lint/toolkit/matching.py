@@ -126,3 +126,13 @@ def isinstance_test(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] 
     if len(args) != 2 or not isinstance(args[0].value, cst.Name):
         return None
     return args[0].value.value, args[1].value
+
+
+def self_attribute(value: cst.BaseExpression) -> str | None:
+    """The attribute of ``self`` an expression reads from: ``w`` for ``self.w``, ``conv`` for
+    ``self.conv[0].weight.data``; None when it does not start at ``self``."""
+    while isinstance(value, cst.Subscript | cst.Attribute | cst.Call):
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
+            return value.attr.value
+        value = value.func if isinstance(value, cst.Call) else value.value
+    return None
