@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.flow import ends_with, loop_state, read_names, runs_at_most_once
+from torchperf_lint.toolkit.flow import exits_loop, loop_state, read_names, runs_at_most_once
 from torchperf_lint.toolkit.functions import enclosing_loops, in_loop
 from torchperf_lint.toolkit.matching import method_name, walk
 from torchperf_lint.toolkit.types import ARRAY, FRAME, TENSOR, bound_value, kind_of
@@ -42,8 +42,6 @@ TORCH_READS = frozenset(
 
 #: Of those, the ones that return a Python bool: the value is read where the call runs.
 PYTHON_BOOLS = frozenset({"torch.equal", "torch.allclose"})
-
-_LEAVING = (cst.Break, cst.Return, cst.Raise)
 
 
 class HostSyncInLoop(Rule):
@@ -83,12 +81,16 @@ class HostSyncInLoop(Rule):
         "inside an `assert`, which checks a result (a benchmark checking each candidate before timing it) and "
         "which `python -O` removes, so it is no part of the loop's work; code that runs at most once per loop "
         "because its branch, or the loop body, ends in `return`, `break` or `raise`, directly or in every arm "
-        "of an `if`/`else`, `with`, `try` or `match`, and no `continue` after it takes the loop round again; a "
-        "read that decides when its loop stops from state the loop carries from one pass to the next (a "
-        "`while` test on values the body recomputes, `changed = bool(...)` under `while changed:`, or an `if` "
-        "that leaves the loop on a convergence test), since that value does not exist before the loop and "
-        "cannot be read once outside it (a test on the loop target alone, `if torch.any(p < 0): break`, is "
-        "still flagged); other torch calls (`torch.distributed.get_rank()`), which return Python values. Files "
+        "of an `if`/`else`, `with`, `try` or `match`, and no `continue` after it takes the loop round again, "
+        "or under a test that picks one pass by the loop's own counter (`if i == 0:` in `for i, y in "
+        "enumerate(ys)`, the counter unchanged by the body); a read that decides when its loop stops from "
+        "state the loop carries from one pass to the next (a `while` test on values the body recomputes, "
+        "`changed = bool(...)` under `while changed:`, an `if` with a way out of the loop on a convergence "
+        "test, or a scalar read into a name such a test reads through assignments, `error = ....item()` "
+        "then `if error < tol: break`), since that value does not exist before the loop and cannot be "
+        "read once outside it (a test on the loop target alone, `if torch.any(p < 0): break`, is still "
+        "flagged, and so is a `.tolist()` of the pass's data that also feeds a stop test); other "
+        "torch calls (`torch.distributed.get_rank()`), which return Python values. Files "
         "that never import torch are skipped."
     ) + test_files(
         "tests read results back with `.item()`, `.tolist()` or `bool(...)` case by case to compare and "
@@ -141,6 +143,22 @@ class HostSyncInLoop(Rule):
         "        changed = bool((output > previous).any())\n    return output\n",
         "import torch\ndef f(roots, step):\n    for _ in range(4):\n        candidate = step(roots)\n"
         "        if not bool((candidate != roots).any()):\n            break\n        roots = candidate\n",
+        # a read flowing into a test that ends the loop, from state the loop carries
+        "import torch\ndef f(k, step, eps):\n    for _ in range(50):\n        previous = k\n        k = step(k)\n"
+        "        error = (k - previous).abs().max().item()\n        if error < eps:\n            break\n"
+        "    return k\n",
+        "import torch\ndef _gap(a, b) -> torch.Tensor:\n    return (a - b).abs().amax()\ndef f(x, step):\n"
+        "    while True:\n        y = step(x)\n        gap = float(_gap(x, y))\n        x = y\n"
+        "        if gap < 1e-6:\n            return x\n",
+        "import torch\ndef f(errors, n):\n    begin = 0\n    while begin < n:\n"
+        "        hit = torch.argmax(errors[begin:]).item()\n        nxt = begin + hit + 1\n        begin = nxt\n",
+        "import torch\ndef f(out, sample, fixed):\n    while True:\n        out = torch.cat((out, sample(out)))\n"
+        "        if (out == 0).all():\n            if not fixed:\n                break\n    return out\n",
+        # a branch that runs on one pass only
+        "import torch\ndef f(ys):\n    for i, y in enumerate(ys):\n        if i == 0:\n"
+        "            if (y != 0).any():\n                print(y)\n            continue\n",
+        "import torch\ndef f(ys, n, verbose):\n    for i in range(n):\n        if not i and verbose:\n"
+        "            print(bool(ys[i].any()))\n",
         "import torch\ndef check(candidates, x, ref):\n    for name, fn in candidates.items():\n"
         "        out = fn(x)\n"
         "        assert int(out.max()) <= 255, name\n        assert bool((out == ref).all()), name\n",
@@ -213,6 +231,26 @@ class HostSyncInLoop(Rule):
             "import torch\ndef f(n, stops, step):\n    for i in range(n):\n        mask = step(i)\n"
             "        if i + 1 in stops and not bool(mask.any()):\n            continue\n",
             ((5, 12),),
+        ),
+        Invalid(  # the read feeds a list, not the test that ends the loop
+            "import torch\ndef f(k, step, out):\n    for i in range(50):\n        k = step(k)\n"
+            "        out.append(k.max().item())\n        if i > 40:\n            break\n",
+            ((5, 20),),
+        ),
+        Invalid(  # the stop test reads only the loop target, nothing carried
+            "import torch\ndef f(planes):\n    for p in planes:\n        peak = p.max().item()\n"
+            "        if peak < 0:\n            break\n",
+            ((4, 16),),
+        ),
+        Invalid(  # the counter is compared with a value the body changes: any pass may take the branch
+            "import torch\ndef f(ys, j):\n    for i, y in enumerate(ys):\n        if i == j:\n"
+            "            print(y.item())\n        j = j + 2\n",
+            ((5, 19),),
+        ),
+        Invalid(
+            "import torch\ndef f(ys):\n    for i, y in enumerate(ys):\n        if i > 0:\n"
+            "            print(y.item())\n",
+            ((5, 19),),
         ),
         Invalid(
             "import torch\ndef f(planes):\n    for p in planes:\n        if torch.any(p < 0):\n"
@@ -306,7 +344,7 @@ class HostSyncInLoop(Rule):
             return
         if self._inside_reported_test_or_assert():
             return
-        if self._decides_stop_of_read():
+        if self._decides_stop_of_read(scalar=method != "tolist"):
             return
         if method in _TO_PYTHON:
             if kind_of(self.ctx, node.func.value) not in _NOT_TENSORS:  # type: ignore[attr-defined]
@@ -344,26 +382,27 @@ class HostSyncInLoop(Rule):
         passes: such a value does not exist before the loop, so it cannot be read once outside it."""
         if not isinstance(loop, cst.For | cst.While):
             return False
-        if isinstance(owner, cst.If) and not ends_with(owner.body, _LEAVING):
+        if isinstance(owner, cst.If) and not exits_loop(owner):
             return False
         return loop_state(self.ctx, loop).depends_on_carried(owner.test)
 
-    def _decides_stop_of_read(self) -> bool:
+    def _decides_stop_of_read(self, scalar: bool) -> bool:
         """For a read being visited: whether it sits in a test that decides when its loop stops, or is
-        assigned to a name the test of the innermost loop, a ``while``, reads (``changed = bool(...)``
-        under ``while changed:``), computed from carried state."""
+        assigned to a name that flows into such a test (``changed = bool(...)`` under ``while
+        changed:``, ``error = ....item()`` then ``if error < tol: break``), computed from carried state.
+        Only a ``scalar`` read can be such a decision: a ``.tolist()`` brings back the pass's data."""
         ancestors = self.ctx.ancestors
         for index in range(len(ancestors) - 2, 0, -1):
             node, child = ancestors[index], ancestors[index + 1]
             if isinstance(node, cst.If | cst.While) and child is node.test:
                 loop = node if isinstance(node, cst.While) else in_loop(self.ctx)
                 return self._decides_stop(node, loop)
-            if isinstance(node, cst.Assign) and child is node.value:
+            if isinstance(node, cst.Assign) and child is node.value and scalar:
                 loop = in_loop(self.ctx)
                 targets = {n for t in node.targets for n in read_names(t.target)}
                 return (
-                    isinstance(loop, cst.While)
-                    and bool(targets & read_names(loop.test))
+                    isinstance(loop, cst.For | cst.While)
+                    and loop_state(self.ctx, loop).feeds_stop(targets)
                     and loop_state(self.ctx, loop).depends_on_carried(node.value)
                 )
             if isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):

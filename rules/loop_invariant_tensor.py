@@ -61,7 +61,9 @@ class LoopInvariantTensor(Rule):
         "known to be a NumPy array or a tensor (annotated `np.ndarray`, `NDArray[...]`, `torch.Tensor`, "
         "or bound from such a call), which shares its memory and allocates nothing; NumPy constructors "
         "(`np.zeros`), which are not torch; and a constructor that runs at most once per loop, in a "
-        "branch or loop body that ends in `return`, `break` or `raise`."
+        "branch or loop body that ends in `return`, `break` or `raise`, or under a test that picks one pass "
+        "by the loop's own counter (`if i == 0:` in `for i, x in enumerate(xs)`, the counter unchanged by "
+        "the body)."
     ) + test_files(
         "tests rebuild the same small inputs and expected values for every case of a loop, so each case "
         "starts clean; nothing there is measured"
@@ -69,6 +71,8 @@ class LoopInvariantTensor(Rule):
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
         "import torch\nfor i in range(4):\n    t = torch.full((2,), i)\n",
+        "import torch\ndef f(xs, n):\n    for i, x in enumerate(xs):\n        if i == 0:\n"
+        "            mask = torch.zeros((1, n), dtype=torch.bool)\n        x.masked_fill_(mask, 0)\n",
         "import torch\nfor v in volumes:\n    buf = torch.empty_like(v)\n",
         "import torch\nt = torch.zeros(3)\nfor i in range(4):\n    t += i\n",
         "import torch\nfor i in range(4):\n    n = i * 2\n    t = torch.arange(n)\n",

@@ -78,6 +78,50 @@ def test_a_loop_carries_what_its_body_reads_before_binding_it():
     assert carried_reads(source) == [(5, True), (6, False), (8, False), (11, True)]
 
 
+def stop_feeding_marks(source: str) -> list[tuple[int, object]]:
+    """For every ``mark(name)`` call: whether ``name`` flows into a test that can end its innermost loop."""
+    from torchperf_lint.toolkit.flow import loop_state
+
+    def ask(ctx, node: cst.Call):
+        if getattr(node.func, "value", None) != "mark":
+            return "skip"
+        (loop, *_) = enclosing_loops(ctx)
+        return loop_state(ctx, loop).feeds_stop({node.args[0].value.value})
+
+    return [(line, answer) for line, answer in probe(source, cst.Call, ask) if answer != "skip"]
+
+
+def test_names_flowing_into_a_test_with_a_way_out_of_the_loop_feed_its_stop():
+    source = (
+        "def f(k, n):\n    begin = 0\n    while begin < n:\n        hit = g(k)\n        nxt = begin + hit\n"
+        "        begin = nxt\n        other = hit * 2\n        mark(hit)\n        mark(other)\n"
+        "    for i in range(n):\n        err = g(k)\n        if err < 1:\n            if k:\n"
+        "                break\n        mark(err)\n        for j in range(3):\n            if j > i:\n"
+        "                break\n        mark(j)\n"
+        "        mark(i)\n"
+    )
+    assert stop_feeding_marks(source) == [(8, True), (9, False), (15, True), (19, False), (20, False)]
+
+
+def test_a_branch_on_one_value_of_the_loop_counter_runs_once():
+    source = (
+        "def f(xs, j):\n    for i, x in enumerate(xs):\n        if i == 0:\n            mark()\n"
+        "        if 2 == i and x:\n            mark()\n        if i == j:\n            mark()\n"
+        "        else:\n            mark()\n    for k in range(9):\n        if not k:\n            mark()\n"
+        "        if k == 1:\n            mark()\n        k = k + 1\n"
+        "    for x in xs:\n        if x == 0:\n            mark()\n"
+    )
+    assert once_per_mark(source) == [
+        (4, [True]),
+        (6, [True]),
+        (8, [True]),
+        (10, [False]),
+        (13, [False]),
+        (15, [False]),
+        (19, [False]),
+    ]
+
+
 def test_a_with_try_or_match_every_way_through_which_leaves_runs_once():
     source = (
         "def f(xs, lock, k):\n    for x in xs:\n        mark()\n        with lock:\n            return x\n"

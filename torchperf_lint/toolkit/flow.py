@@ -19,6 +19,8 @@ from torchperf_lint.toolkit.traversal import children
 #: Statements after which control never reaches the next statement of the same block.
 _LEAVING = (cst.Return, cst.Raise, cst.Break)
 _FUNCTION_EXITS = (cst.Return, cst.Raise)
+#: How a loop ends when it is done: a value it settles on, rather than an error.
+_ENDS = (cst.Break, cst.Return)
 #: Nodes a ``continue`` inside belongs to (or cannot leave).
 _LOOPS_AND_SCOPES = (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _BLOCK_OWNERS = (
@@ -114,7 +116,68 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
         elif isinstance(node, cst.BaseSuite) and isinstance(ancestors[index - 1], _BLOCK_OWNERS):
             if ends_with(node, leaving) and not _continues_after(ancestors, index):
                 return True
+            owner = ancestors[index - 1]
+            if isinstance(owner, cst.If) and node is owner.body and _picks_one_pass(owner.test, loop):
+                return True
     return False
+
+
+def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+    """``if i == 0:`` (or ``not i``, or ``i == last and ...``) on the counter of ``loop``
+    (``for i in range(n)``, ``for i, x in enumerate(xs)``) compared with a value the body does not
+    change: the branch runs on one pass only."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _picks_one_pass(test.left, loop) or _picks_one_pass(test.right, loop)
+    counter = _counter(loop)
+    if counter is None:
+        return False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        compared: cst.BaseExpression | None = test.expression
+        other: cst.BaseExpression | None = None
+    elif (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Equal)
+    ):
+        compared, other = test.left, test.comparisons[0].comparator
+        if isinstance(other, cst.Name) and other.value == counter:
+            compared, other = other, compared
+    else:
+        return False
+    if not (isinstance(compared, cst.Name) and compared.value == counter):
+        return False
+    changed = _bound_in(loop.body)  # type: ignore[attr-defined]
+    return counter not in changed and (other is None or not (read_names(other) & (changed | {counter})))
+
+
+def _counter(loop: cst.CSTNode) -> str | None:
+    """The name a ``for`` loop counts passes with: ``i`` of ``for i in range(...)`` or of
+    ``for i, x in enumerate(...)``."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+        return None
+    called = dotted(loop.iter.func)
+    target = loop.target
+    if called == "range" and isinstance(target, cst.Name):
+        return target.value
+    if called == "enumerate" and isinstance(target, cst.Tuple) and target.elements:
+        first = target.elements[0].value
+        return first.value if isinstance(first, cst.Name) else None
+    return None
+
+
+def _bound_in(node: cst.CSTNode) -> set[str]:
+    """Names any statement under ``node`` binds (assignments, loop targets, ``with ... as``, walrus)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For | cst.CompFor):
+            found |= read_names(current.target)
+        elif isinstance(current, cst.NamedExpr | cst.AsName):
+            found |= read_names(current.target if isinstance(current, cst.NamedExpr) else current.name)
+        if not isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            stack.extend(children(current))
+    return found
 
 
 def _continues_after(ancestors: Sequence[cst.CSTNode], index: int) -> bool:
@@ -162,12 +225,29 @@ class LoopState:
         self.read_first: set[str] = set()
         #: name -> names read to compute it, over every binding of it in the body
         self.sources: dict[str, set[str]] = {}
+        #: names read by a test that can end the loop: its ``while`` test, or an ``if`` with a way out
+        self.stop_names: set[str] = set()
+        self._inner_loops = 0
         if isinstance(loop, cst.While):
-            self._read(loop.test)
+            self.stop_names |= self._read(loop.test)
         self._suite(loop.body)
         if isinstance(loop, cst.While):
             self._read(loop.test)
         self.carried = self.bound & self.read_first
+        self._feeding_stop: set[str] | None = None
+
+    def feeds_stop(self, names: set[str]) -> bool:
+        """Whether any of ``names`` flows, through the body's assignments, into a test that can end
+        the loop (``error = ...`` then ``if error < tol: break``)."""
+        if self._feeding_stop is None:
+            feeding, pending = set(), list(self.stop_names)
+            while pending:
+                name = pending.pop()
+                if name not in feeding:
+                    feeding.add(name)
+                    pending.extend(self.sources.get(name, ()))
+            self._feeding_stop = feeding
+        return bool(names & self._feeding_stop)
 
     def depends_on_carried(self, expression: cst.BaseExpression) -> bool:
         """Whether ``expression`` is computed, within a pass, from state carried between passes."""
@@ -224,7 +304,10 @@ class LoopState:
 
     def _compound(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.If):
-            self._read(node.test)
+            tested = self._read(node.test)
+            # a normal end (``break``/``return``), not a ``raise`` that rejects what the pass computed
+            if exits_loop(node, _ENDS if self._inner_loops == 0 else (cst.Return,)):
+                self.stop_names |= tested
             self._suite(node.body)
             if isinstance(node.orelse, cst.If):
                 self._compound(node.orelse)
@@ -233,10 +316,14 @@ class LoopState:
         elif isinstance(node, cst.For):
             sources = self._read(node.iter)
             self._bind(node.target, sources)
+            self._inner_loops += 1
             self._suite(node.body)
+            self._inner_loops -= 1
         elif isinstance(node, cst.While):
             self._read(node.test)
+            self._inner_loops += 1
             self._suite(node.body)
+            self._inner_loops -= 1
         elif isinstance(node, cst.With):
             for item in node.items:
                 sources = self._read(item.item)
@@ -251,6 +338,25 @@ class LoopState:
                 self._suite(node.orelse.body)
             if node.finalbody is not None:
                 self._suite(node.finalbody.body)
+
+
+def exits_loop(branch: cst.If, kinds: tuple[type, ...] = _LEAVING) -> bool:
+    """Whether an arm of an ``if`` (its body, an ``elif`` or the ``else``) ends in one of ``kinds``,
+    directly or through a lone nested ``if`` that does (``if done: if not fixed: break``)."""
+    arms: list[cst.BaseSuite] = [branch.body]
+    orelse = branch.orelse
+    while isinstance(orelse, cst.If):
+        arms.append(orelse.body)
+        orelse = orelse.orelse
+    if isinstance(orelse, cst.Else):
+        arms.append(orelse.body)
+    for arm in arms:
+        if ends_with(arm, kinds):
+            return True
+        statements = arm.body
+        if len(statements) == 1 and isinstance(statements[0], cst.If) and exits_loop(statements[0], kinds):
+            return True
+    return False
 
 
 def loop_state(ctx, loop: cst.For | cst.While) -> LoopState:
