@@ -12,9 +12,11 @@ from torchperf_lint.toolkit.bookkeeping import (
     is_detached_form,
     is_parameter_collection,
     is_parameter_loop_variable,
+    only_amends_a_raise,
     only_collects_names,
     only_detaches,
     only_raises,
+    only_registers_observers,
     only_reports,
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
@@ -59,10 +61,18 @@ class GraphPreservingFallback(Rule):
         "one (`if _needs_graph(x):`, in this file or another module); and a branch on a parameter named "
         "for autograd (`requires_grad`, `differentiable`, `need_grad`), or a local folded from one, in a "
         "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`), unless it only "
-        "fills in a default (`if requires_grad is None:`). One test gives "
+        "fills in a default (`if requires_grad is None:`); `self.requires_grad` of a class that is no "
+        "tensor (a module keeping its constructor's `requires_grad=` argument) counts as such a setting. "
+        "One test gives "
         "one finding, however many reads it combines. Exempt, because none of them is a second route: "
         'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
-        "ValueError(msg)`), which is validation; a branch that only warns, logs or prints, or only "
+        "ValueError(msg)`), or only adds to the message of the error raised right after it (`if "
+        "value.requires_grad: msg += ' hint'` then `raise NotImplementedError(msg)`), which is validation; "
+        "a branch that only registers gradient hooks that watch without changing the gradient (a hook "
+        "returning nothing or its argument, or a lambda calling a warning or check such as `warn_if_nan`), "
+        "since torch refuses a hook on a tensor that does not require grad and neither pass changes (a "
+        "hook returning a new gradient is a backward route and is still flagged); "
+        "a branch that only warns, logs or prints, or only "
         "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), which touches "
         "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, "
         "`x.detach() if x.requires_grad else x`, or arms equal but for a `.detach()`: "
@@ -82,6 +92,35 @@ class GraphPreservingFallback(Rule):
     )
     valid = (
         "import torch\nif x.requires_grad:\n    raise ValueError('no grad')\n",
+        # only registers gradient hooks that watch the gradient (torch refuses one on a tensor that
+        # does not require grad)
+        "import torch\ndef watch(x):\n    if x.requires_grad:\n"
+        "        x.register_hook(lambda g: warn_if_nan(g, 'grad'))\n    return x * 2\n",
+        "import torch\ndef watch(x, handles):\n    def _show(g):\n        print(g.norm())\n"
+        "    needs = torch.is_tensor(x) and x.requires_grad\n"
+        "    if needs:\n        handles.append(x.register_hook(_show))\n    return x\n",
+        "import torch\ndef _tracked(x):\n    return x.requires_grad\ndef _seen(g):\n    log(g)\n    return g\n"
+        "def watch(x):\n    if _tracked(x):\n        handle = x.register_hook(_seen)\n    return x\n",
+        # only adds to the message of the error raised right after it
+        "import torch\ndef f(x, impls, dim):\n    if dim not in impls:\n        msg = f'no {dim}'\n"
+        "        if x.requires_grad:\n            msg += ' (try a reparam)'\n"
+        "        raise NotImplementedError(msg)\n"
+        "    return impls[dim](x)\n",
+        "import torch\ndef f(x, impls, dim):\n    latent = x.requires_grad\n    if dim not in impls:\n"
+        "        msg = 'missing'\n        if latent:\n            msg = msg + ' for a latent'\n"
+        "        raise KeyError(msg)\n    return impls[dim](x)\n",
+        "import torch\ndef _latent(x):\n    return x.requires_grad\ndef f(x, ok):\n    if not ok:\n"
+        "        hint = ''\n        if _latent(x):\n            hint = ' (latent)'\n"
+        "        raise ValueError('bad' + hint)\n    return x\n",
+        # ``self.requires_grad`` of a module: its constructor's setting, in a method that handles no grad
+        "import torch\nclass Conv(torch.nn.Module):\n    def __init__(self, requires_grad=True):\n"
+        "        super().__init__()\n        self.requires_grad = requires_grad\n"
+        "    def reset_parameters(self):\n        if self.requires_grad:\n            self.beta.data.fill_(1)\n",
+        "import torch\nclass Conv(torch.nn.Module):\n    def forward(self, x):\n"
+        "        train = self.requires_grad and self.training\n        if train:\n            x = x * self.beta\n"
+        "        return x\n",
+        "import torch\nclass Conv(torch.nn.Module):\n    def scale(self):\n"
+        "        return self.beta if self.requires_grad else self.one\n",
         "import torch\ndef f(x):\n    if x.requires_grad:\n        msg = f'no grad: {x.shape}'\n"
         "        raise ValueError(msg)\n    return x\n",
         "import torch\nclass G(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, grad):\n"
@@ -199,6 +238,37 @@ class GraphPreservingFallback(Rule):
             "    return slow(x) if grad_route else fast(x.detach())\n",
             ((4, 23),),
         ),
+        Invalid(  # a hook that returns a new gradient is a backward route
+            "import torch\ndef fixed_point(x, solve):\n    def hook(g):\n        return solve(g)\n"
+            "    if x.requires_grad:\n        x.register_hook(hook)\n    return x\n",
+            ((5, 8),),
+        ),
+        Invalid(  # registers a hook, then runs another route
+            "import torch\ndef watch(x):\n    if x.requires_grad:\n        x.register_hook(print)\n"
+            "        return slow(x)\n    return x * 2\n",
+            ((3, 8),),
+        ),
+        Invalid(  # an ``elif`` binding what the route returns
+            "import torch\ndef f(x, dim):\n    if dim > 3:\n        y = x\n    elif x.requires_grad:\n"
+            "        y = slow(x)\n    return y\n",
+            ((5, 10),),
+        ),
+        Invalid(  # the name the branch binds picks the route, not an error message
+            "import torch\ndef f(x):\n    mode = 'eager'\n    if x.requires_grad:\n        mode = 'graph'\n"
+            "    return run(x, mode)\n",
+            ((4, 8),),
+        ),
+        Invalid(  # a module's setting choosing a route in a method that handles grad
+            "import torch\nclass Conv(torch.nn.Module):\n    def forward(self, x):\n"
+            "        if self.requires_grad:\n            return slow(x)\n        with torch.no_grad():\n"
+            "            return fast(x)\n",
+            ((4, 12),),
+        ),
+        Invalid(  # in a tensor subclass, ``self.requires_grad`` is the tensor's own autograd state
+            "import torch\nclass Volume(torch.Tensor):\n    def warp(self):\n        if self.requires_grad:\n"
+            "            return slow(self)\n        return fast(self)\n",
+            ((4, 12),),
+        ),
         Invalid(
             "import torch\nclass M:\n    def backward(self, grad):\n        if grad.requires_grad:\n"
             "            return grad * 2\n        return grad\n",
@@ -270,8 +340,14 @@ class GraphPreservingFallback(Rule):
     def visit_If(self, node: cst.If) -> None:
         if only_raises(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
             return
-        if node.orelse is None and (only_reports(node.body) or only_collects_names(node.body)):
+        if node.orelse is None and (
+            only_reports(node.body)
+            or only_collects_names(node.body)
+            or only_registers_observers(self.ctx, node.body)
+        ):
             return  # ``if not p.requires_grad: logger.warning(...)`` tells, it routes nothing
+        if self.ctx.parent is not None and only_amends_a_raise(node, self.ctx.parent):
+            return
         self._check_test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -300,6 +376,10 @@ class GraphPreservingFallback(Rule):
             node, what, via = found
             self.report(node, what=what, via=via)
 
+    def _flag_handles_grad(self) -> bool:
+        function = self.ctx.enclosing_function()
+        return function is not None and _handles_grad(self.ctx, function.body)
+
     def _flag_route(self, test: cst.BaseExpression) -> cst.Name | None:
         """``if requires_grad:`` on a parameter named for autograd (or a local folded from one) in a
         function that handles grad on some path (records, detaches, or runs under ``no_grad``): the
@@ -317,6 +397,10 @@ class GraphPreservingFallback(Rule):
         ctx = self.ctx
         for found in in_source_order(expression):
             if isinstance(found, cst.Attribute) and found.attr.value == "requires_grad":
+                if _is_setting(ctx, found):
+                    if self._flag_handles_grad():
+                        return found, source_of(found), ", a setting asking for autograd,"
+                    continue
                 if ctx.imports_torch and ctx.qualname(found) is None and not _of_parameter(ctx, found, expression):
                     return found, ".requires_grad", ""
                 if source_of(found) in names:
@@ -333,6 +417,19 @@ class GraphPreservingFallback(Rule):
             elif isinstance(found, cst.Name) and found.value in names:
                 return found, found.value, ", which holds autograd state,"
         return None
+
+
+def _is_setting(ctx, read: cst.Attribute) -> bool:
+    """``self.requires_grad`` in a class that is no tensor (an ``nn.Module`` storing its constructor's
+    ``requires_grad=`` argument): a setting of the object, like a parameter named for autograd, and
+    not any tensor's autograd state."""
+    if not (isinstance(read.value, cst.Name) and read.value.value == "self"):
+        return False
+    owner = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
+    return owner is not None and not any(
+        "Tensor" in (ctx.qualname(base.value) or source_of(base.value)) or "Parameter" in source_of(base.value)
+        for base in owner.bases
+    )
 
 
 def _copies_flag_into_tensor(value: cst.BaseExpression) -> bool:

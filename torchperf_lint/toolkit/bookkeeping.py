@@ -5,8 +5,11 @@
 - Learnable parameters being frozen, unfrozen or sorted (``for p in model.parameters(): p.requires_grad
   = True``, ``[p for p in params if p.requires_grad]``): training bookkeeping on parameters, which
   record nothing until a model is trained.
-- A branch that only detaches its input, or only raises (after building its message): it normalises
-  or rejects the input, and there is still one route.
+- A branch that only detaches its input, or only raises (after building its message), or only adds
+  to the message of the error raised right after it: it normalises or rejects the input, and there
+  is still one route.
+- A branch that only registers gradient hooks that watch without changing the gradient: torch
+  refuses a hook on a tensor that does not require grad, so the test guards that call, not a route.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ _REPORTING_CALLS = frozenset(
     {"warn", "warning", "warn_once", "warning_once", "info", "info_once", "debug", "print"}
 )
 _COLLECTING_METHODS = frozenset({"add", "append"})
+#: Words in the name of a function a hook lambda calls when it only watches the gradient.
+_OBSERVING_WORDS = ("warn", "check", "log", "print", "record", "report")
+#: Tensor methods that attach a gradient hook; torch raises on a tensor that does not require grad.
+_HOOK_REGISTRATIONS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
 _TEXT = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 #: Methods that may follow ``.detach()`` on a detached copy without starting any computation of their own.
 _AFTER_DETACH = frozenset({"clone", "contiguous", "cpu"})
@@ -158,6 +165,91 @@ def only_collects_names(body: cst.BaseSuite) -> bool:
         and len(statement.value.args) == 1
         and isinstance(statement.value.args[0].value, _TEXT)
         for statement in statements
+    )
+
+
+def only_registers_observers(ctx: FileContext, body: cst.BaseSuite) -> bool:
+    """The block only registers gradient hooks that watch the gradient without changing it (a hook
+    that returns nothing or its argument, or a lambda that calls a warning or check such as
+    ``warn_if_nan``), keeping or collecting the handle. Torch refuses a hook on a tensor that does
+    not require grad, so the test around it guards that call, and neither the forward nor the
+    backward computation changes. A hook that returns a new gradient is a backward route, still
+    reported."""
+    statements = _small_statements(body)
+    return bool(statements) and all(_registers_observer(ctx, statement) for statement in statements)
+
+
+def _registers_observer(ctx: FileContext, statement: cst.BaseSmallStatement) -> bool:
+    value = statement.value if isinstance(statement, cst.Expr | cst.Assign) else None
+    if (  # ``handles.append(t.register_hook(fn))``
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _COLLECTING_METHODS
+        and len(value.args) == 1
+    ):
+        value = value.args[0].value
+    if not (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _HOOK_REGISTRATIONS
+        and len(value.args) == 1
+    ):
+        return False
+    hook = value.args[0].value
+    if isinstance(hook, cst.Lambda):
+        called = hook.body.func if isinstance(hook.body, cst.Call) else None
+        name = called.attr.value if isinstance(called, cst.Attribute) else getattr(called, "value", "")
+        return isinstance(name, str) and any(word in name.lower() for word in _OBSERVING_WORDS)
+    definition = _definition(ctx, hook.value) if isinstance(hook, cst.Name) else None
+    return definition is not None and _returns_its_argument(definition)
+
+
+def _definition(ctx: FileContext, name: str) -> cst.FunctionDef | None:
+    """The ``def`` of ``name`` in the enclosing function's body or at module level."""
+    scopes = [node.body for node in reversed(ctx.ancestors) if isinstance(node, cst.FunctionDef)][:1]
+    scopes.append(ctx.module)
+    for scope in scopes:
+        for node in walk(scope, into_functions=False):
+            if isinstance(node, cst.FunctionDef) and node.name.value == name:
+                return node
+    return None
+
+
+def _returns_its_argument(function: cst.FunctionDef) -> bool:
+    """Every ``return`` gives nothing or the function's first parameter back unchanged."""
+    params = function.params.params
+    first = params[0].name.value if params else None
+    return all(
+        node.value is None or (isinstance(node.value, cst.Name) and node.value.value in (first, "None"))
+        for node in walk(function.body, into_functions=False)
+        if isinstance(node, cst.Return)
+    )
+
+
+def only_amends_a_raise(branch: cst.If, block: cst.CSTNode) -> bool:
+    """``if x.requires_grad: msg += " hint"`` followed by ``raise ...(msg)``: the branch only adds to
+    the message of the error raised right after it, in the block holding it, so it routes nothing."""
+    statements = _small_statements(branch.body)
+    bound = {
+        name.value
+        for statement in statements
+        if isinstance(statement, cst.Assign | cst.AugAssign)
+        for target in (statement.targets if isinstance(statement, cst.Assign) else (statement,))
+        for name in (target.target,)
+        if isinstance(name, cst.Name)
+    }
+    if not statements or len(bound) != len(statements) or branch.orelse is not None:
+        return False
+    if not isinstance(block, cst.IndentedBlock | cst.Module):
+        return False  # an ``elif``: its parent is the ``if`` it continues
+    lines = list(block.body)
+    position = next((i for i, line in enumerate(lines) if line is branch), None)
+    if position is None or position + 1 >= len(lines):
+        return False
+    after = lines[position + 1]
+    raised = after.body[0] if isinstance(after, cst.SimpleStatementLine) and len(after.body) == 1 else None
+    return isinstance(raised, cst.Raise) and bool(
+        bound & {n.value for n in walk(raised) if isinstance(n, cst.Name)}
     )
 
 
