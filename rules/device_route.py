@@ -49,6 +49,8 @@ _MOVES, _NAMES, _TESTS, _USES = (
     "tests for a non-CPU device",
     "uses a non-CPU device backend",
 )
+#: Text a call could take as a device or backend name, rather than prose for a reader.
+_NAME_LIKE = re.compile(r"[\w.:/-]+")
 #: Expressions a condition is built from; a device test anywhere inside one is reported once.
 _CONDITION_PARTS = (
     cst.BooleanOperation,
@@ -86,7 +88,10 @@ class DeviceRoute(Rule):
         "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a report) and "
         "seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
         "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only raises, "
-        "asserts, warns, logs or prints, or an `assert` (it refuses a device: the route stays on the CPU). "
+        "asserts, warns, logs or prints, or an `assert` (it refuses a device: the route stays on the CPU); "
+        "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
+        "`f' (GPU {i})' if p.is_cuda else ''` (arms that are bare words, `'nccl' if x.is_cuda else 'gloo'`, "
+        "can name a backend and are still flagged). "
         "Exempt too: a `device` threaded through (`device=x.device`, `device=device`), `x.to(torch.float32)`, "
         '`.to(dtype=...)` and `"cpu"`, which keep work where the caller put it. Test files are not exempt: '
         "tests compare against other CPU backends (NumPy, SciPy, OpenCV), and a CUDA test is a device route "
@@ -105,6 +110,13 @@ class DeviceRoute(Rule):
     )
     valid = (
         "import torch\ny = x.to(torch.float32)\n",
+        # a device test that only picks between texts of a description
+        "import torch\nclass Buffers(torch.nn.Module):\n    def extra_repr(self):\n        p = self.weight\n"
+        "        return '' if not p.is_cuda else f' (GPU {p.get_device()})'\n",
+        "import torch\ndef describe(x):\n    where = x.device.type\n"
+        "    tag = ' on an accelerator' if where == 'cuda' else ''\n    return 'tensor' + tag\n",
+        "import torch\ndef banner():\n"
+        "    return 'CUDA is available' if torch.cuda.is_available() else 'running on the CPU only'\n",
         "import torch\ny = x.to(dtype=torch.uint8)\n",
         "import torch\ny = torch.zeros(3, device='cpu')\n",
         "import torch\ny = torch.empty_like(x, device=x.device)\n",
@@ -129,6 +141,9 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x, device='cpu', dtype='float32'):\n    return x.to(device)\n",
     )
     invalid = (
+        Invalid(  # bare words a call can take: a backend chosen by the device
+            "import torch\ndef backend(x):\n    return 'nccl' if x.is_cuda else 'gloo'\n", ((3, 22),)
+        ),
         Invalid(
             "import torch\ndef f(x, opt, cuda):\n    device = torch.device('cuda' if opt['num_gpu'] else 'cpu')\n"
             "    y = x.to(device='cuda' if cuda else 'cpu')\n    return x.to('cpu' if cuda else 'mps'), y\n",
@@ -442,17 +457,36 @@ def _in_test(ancestors: list[cst.CSTNode]) -> bool:
 
 def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
     """The visited node is in the test of an ``if`` whose body only raises or warns, or of an
-    ``assert``: a check that refuses (or reports) a device, not a route to it."""
+    ``assert``: a check that refuses (or reports) a device, not a route to it; or in the test of a
+    conditional expression that only picks between texts (``" (GPU)" if p.is_cuda else ""``), which
+    describes a device and routes nothing."""
     child = ancestors[-1]
     for node in reversed(ancestors[:-1]):
         if isinstance(node, cst.Assert) and child is node.test:
             return True
         if isinstance(node, cst.If) and child is node.test:
             return _rejects(node.body) or only_reports(node.body)
+        if isinstance(node, cst.IfExp) and child is node.test:
+            return _is_text(node.body) and _is_text(node.orelse)
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node
     return False
+
+
+def _is_text(node: cst.BaseExpression) -> bool:
+    """Prose for a description, such as a module's ``extra_repr``: an empty string, or a string or
+    f-string whose fixed text holds more than a name (``" (GPU)"``, ``f" on GPU {i}"``). A bare word
+    (``"nccl"``, ``"cuda"``, ``"cpu:0"``) could be handed to a call that picks a backend."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _is_text(node.left) and _is_text(node.right)
+    if isinstance(node, cst.FormattedString):
+        fixed = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+    elif isinstance(node, cst.SimpleString | cst.ConcatenatedString):
+        fixed = string_value(node)
+    else:
+        return False
+    return fixed is not None and (fixed == "" or _NAME_LIKE.fullmatch(fixed) is None)
 
 
 def _shown(node: cst.BaseExpression) -> str:
