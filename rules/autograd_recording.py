@@ -62,7 +62,9 @@ class AutogradRecording(Rule):
         "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
         "`named_parameters()`, a collection named like `params`, or a project function returning "
         "one; under `if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
-        "`nn.Parameter`, `self.freq.requires_grad_()`), "
+        "`nn.Parameter`, `self.freq.requires_grad_()`), or a submodule's `requires_grad_()` "
+        "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()`), setting "
+        "its parameters' flags, "
         "which is training set-up, not kernel work; passing the caller's flag along, which keeps "
         "the caller's choice: "
         "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
@@ -107,6 +109,11 @@ class AutogradRecording(Rule):
         "        if 'head' in name:\n            p.requires_grad = True\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
         "        self.w = nn.Parameter(torch.zeros(3).requires_grad_())\n",
+        # unfreezing submodules: ``requires_grad_`` on an nn.Module sets its parameters' flags
+        "import torch\ndef unfreeze(unet, names):\n    for name in names:\n"
+        "        module = unet.get_submodule(name)\n        module.requires_grad_(True)\n",
+        "import torch\ndef unfreeze(model):\n    for _, m in model.named_modules():\n        m.requires_grad_()\n",
+        "import torch\ndef unfreeze(model, path):\n    model.get_submodule(path).requires_grad_(True)\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
         "        w = torch.zeros(3).requires_grad_()\n        self.w = nn.Parameter(w)\n",
         "import torch\nfrom torch import nn\ndef _init(n):\n    return torch.randn(n, requires_grad=True)\n"
@@ -140,6 +147,10 @@ class AutogradRecording(Rule):
         ),
         Invalid("import torch.autograd as ag\nag.grad(y, x)\n", ((2, 1),)),
         Invalid("import torch\nloss.backward()\n", ((2, 1),)),
+        Invalid(  # a tensor picked out of a module's state is still a tensor
+            "import torch\ndef f(model, name):\n    t = model.get_buffer(name)\n    t.requires_grad_(True)\n",
+            ((4, 5),),
+        ),
         Invalid("from torch import autograd\nclass F(autograd.Function):\n    pass\n", ((2, 9),)),
         Invalid("import torch\ndef f(x):\n    for t in x:\n        t.requires_grad = True\n", ((4, 9),)),
         Invalid(
@@ -270,8 +281,29 @@ class AutogradRecording(Rule):
         nn.Parameter):``, or ``self.w.requires_grad_()`` where the class holds an ``nn.Parameter`` in
         ``self.w``: unfreezing, not recording."""
         if isinstance(receiver, cst.Name):
-            return is_parameter_loop_variable(self.ctx, receiver.value) or self._tested_parameter(receiver.value)
-        return self_attribute(receiver) in self._parameter_attributes()
+            return (
+                is_parameter_loop_variable(self.ctx, receiver.value)
+                or self._tested_parameter(receiver.value)
+                or self._is_module(receiver)
+            )
+        return self_attribute(receiver) in self._parameter_attributes() or _from_module_lookup(receiver)
+
+    def _is_module(self, name: cst.Name) -> bool:
+        """A name bound to a submodule (``module = unet.get_submodule(path)``): ``requires_grad_`` on
+        an ``nn.Module`` sets its parameters' flags, which is unfreezing, and no tensor of its own."""
+        if _from_module_lookup(bound_value(self.ctx, name)):
+            return True
+        for node in reversed(self.ctx.ancestors):  # ``for _, m in model.named_modules():``
+            if isinstance(node, cst.FunctionDef):
+                return False
+            if (
+                isinstance(node, cst.For)
+                and isinstance(node.iter, cst.Call)
+                and method_name(node.iter) in _MODULE_ITERATORS
+                and any(isinstance(n, cst.Name) and n.value == name.value for n in walk(node.target))
+            ):
+                return True
+        return False
 
     def _tested_parameter(self, name: str) -> bool:
         """Inside the body of ``if isinstance(name, nn.Parameter):`` (or an ``elif`` of that test)."""
@@ -406,3 +438,17 @@ def _pairs(
 
 
 _GRAD_STATE_READS = frozenset({"torch.is_grad_enabled", "torch.autograd.grad_mode.is_grad_enabled"})
+
+
+#: ``nn.Module`` methods that give one of its submodules.
+_SUBMODULE_LOOKUPS = frozenset({"get_submodule"})
+#: ``nn.Module`` methods that iterate over its submodules.
+_MODULE_ITERATORS = frozenset({"modules", "children", "named_modules", "named_children"})
+
+
+def _from_module_lookup(value: cst.BaseExpression | None) -> bool:
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _SUBMODULE_LOOKUPS
+    )

@@ -70,7 +70,9 @@ class Compilation(Rule):
         "after `.eval()` or through a local used for nothing else), which runs no graph. Exempt: "
         "queries whose name starts with `is_` "
         '(`torch.compiler.is_compiling()`, `getattr(torch._dynamo, "is_compiling")`), which only ask '
-        "whether code is being compiled and are how eager code stays compatible; `re.compile` and "
+        "whether code is being compiled and are how eager code stays compatible; a feature check "
+        "`callable(torch.compile)`, which compiles nothing (the call it guards is still flagged); "
+        "`re.compile` and "
         "local functions named `compile`, which are not torch. Test files are not exempt: "
         "a test that compiles a route is a compiled candidate, which the contract rules out."
     )
@@ -83,6 +85,8 @@ class Compilation(Rule):
     )
     valid = (
         "import re\npattern = re.compile('x')\n",
+        "import torch\ndef has_compiler():\n    return hasattr(torch, 'compile') and callable(torch.compile)\n",
+        "from torch import compile\nSUPPORTED = callable(compile)\n",
         "def compile(src):\n    return src\ncompile('a')\n",
         "import torch\nclass M:\n    def compile(self):\n        pass\nM().compile()\n",
         "from torch import compile\ndef f(compile):\n    return compile(1)\n",
@@ -103,6 +107,11 @@ class Compilation(Rule):
     invalid = (
         Invalid("import torch\nmodel = torch.jit.load('m.pt')\n", ((2, 9),)),
         Invalid("import torch\ndef f(p):\n    return torch.jit.load(p).eval()(1)\n", ((3, 12),)),
+        Invalid(  # the feature check passes; the compile it guards is a compiled route
+            "import torch\ndef f(fn):\n    if callable(torch.compile):\n        fn = torch.compile(fn)\n"
+            "    return fn\n",
+            ((4, 14),),
+        ),
         Invalid(
             "import torch\ndef f(p, jit):\n    model = torch.jit.load(p).eval()\n    if not jit:\n"
             "        model = build(model.state_dict())\n    return model\n",
@@ -167,6 +176,8 @@ class Compilation(Rule):
             if not _only_weights_taken(self.ctx):
                 self.report(node, what=qualname, effect="runs a TorchScript graph instead of eager code")
         elif qualname in _COMPILERS:
+            if _asked_whether_callable(self.ctx):
+                return
             effect = "compiles or captures a graph"
             self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname, effect=effect)
         elif is_torch_name(qualname, *_COMPILER_PACKAGES) and not self._is_query(qualname):
@@ -220,6 +231,18 @@ class Compilation(Rule):
 #: The text of a call whose callee's name says it imports, with a string first (``optional_import("m"``,
 #: ``import_module('m'``): a file without one binds no module by a call, so its tree need not be walked.
 _IMPORT_CALL = re.compile(r"import\w*\s*\(\s*[rRbBuU]?['\"]", re.IGNORECASE)
+
+
+def _asked_whether_callable(ctx) -> bool:
+    """``callable(torch.compile)``: a feature check (is this torch new enough?) that compiles nothing."""
+    arg, call = ctx.parent, ctx.ancestors[-3] if len(ctx.ancestors) > 2 else None
+    return (
+        isinstance(arg, cst.Arg)
+        and isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "callable"
+        and len(call.args) == 1
+    )
 
 
 def _only_weights_taken(ctx) -> bool:
