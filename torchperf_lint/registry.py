@@ -16,8 +16,9 @@ import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING
+
+from torchperf_lint.entry_points import EntryPoint, entry_points
 
 if TYPE_CHECKING:
     from torchperf_lint.rule import Rule
