@@ -75,7 +75,8 @@ class HostSyncInLoop(Rule):
         "`NDArray[...]`, `pd.DataFrame`, bound from `np.*`, `pd.*` or `.numpy()`, also after `if isinstance(x, "
         "torch.Tensor): x = x.numpy()`, where the untaken arm holds no tensor, or in the arm of a conditional "
         "expression or an `and` that an `isinstance` test guards (`a.tolist() if isinstance(a, np.ndarray) "
-        "else a`); unpacked from one (`counts, edges = np.histogram(x)`), returned by a function of the "
+        "else a`); unpacked from one (`counts, edges = np.histogram(x)`) or paired by `zip(...)` (also with "
+        "`strict=True`), returned by a function of the "
         "project annotated so, or a chain through an `np.*` call or a pandas-only method such as `.isna()`), "
         "whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy view of a CPU tensor; reads "
         "inside an `assert`, which checks a result (a benchmark checking each candidate before timing it) and "
@@ -143,6 +144,15 @@ class HostSyncInLoop(Rule):
         "        changed = bool((output > previous).any())\n    return output\n",
         "import torch\ndef f(roots, step):\n    for _ in range(4):\n        candidate = step(roots)\n"
         "        if not bool((candidate != roots).any()):\n            break\n        roots = candidate\n",
+        # NumPy values paired by ``zip(..., strict=True)``, or bound by a ``while True:`` body, which runs
+        "import numpy as np\nimport torch\ndef f(angles: np.ndarray, shifts: np.ndarray, out):\n"
+        "    for a, s in zip(angles, shifts, strict=True):\n        out.append(s.tolist())\n",
+        "import numpy as np\nimport torch\ndef f(angles: np.ndarray, shifts: np.ndarray, out):\n"
+        "    pairs = zip(angles, shifts, strict=True)\n    for a, s in pairs:\n        out.append(a.tolist())\n",
+        "import numpy as np\nimport torch\ndef pick(n) -> tuple[np.ndarray, np.ndarray]:\n"
+        "    return np.zeros(n), np.ones(n)\ndef f(ts, n):\n    for t in ts:\n        while True:\n"
+        "            lo, hi = pick(n)\n            if (lo < hi).all():\n                break\n"
+        "        print(lo.tolist())\n",
         # a read flowing into a test that ends the loop, from state the loop carries
         "import torch\ndef f(k, step, eps):\n    for _ in range(50):\n        previous = k\n        k = step(k)\n"
         "        error = (k - previous).abs().max().item()\n        if error < eps:\n            break\n"
@@ -231,6 +241,11 @@ class HostSyncInLoop(Rule):
             "import torch\ndef f(n, stops, step):\n    for i in range(n):\n        mask = step(i)\n"
             "        if i + 1 in stops and not bool(mask.any()):\n            continue\n",
             ((5, 12),),
+        ),
+        Invalid(  # a ``while`` whose body may not run leaves the tensor bound before it
+            "import numpy as np\nimport torch\ndef f(ts, n):\n    for t in ts:\n        a = t\n"
+            "        while n > 0:\n            a = np.asarray(t)\n            n -= 1\n        print(a.tolist())\n",
+            ((9, 15),),
         ),
         Invalid(  # the read feeds a list, not the test that ends the loop
             "import torch\ndef f(k, step, out):\n    for i in range(50):\n        k = step(k)\n"

@@ -22,7 +22,7 @@ import libcst as cst
 from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.functions import class_methods, module_functions
-from torchperf_lint.toolkit.matching import int_value, isinstance_test
+from torchperf_lint.toolkit.matching import int_value, is_literal, isinstance_test
 from torchperf_lint.toolkit.traversal import children
 from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, TENSOR_TYPES
 
@@ -427,8 +427,10 @@ class _Evaluator:
 
     def _builtin(self, name: str, call: cst.Call) -> Kind:
         """``max(t)`` is a 0-d tensor, ``zip(a, b)`` pairs the items of both, ``list(t)`` holds rows."""
-        args = [arg.value for arg in call.args if not arg.star and arg.keyword is None]
-        if not args or len(args) != len(call.args):
+        # ``zip(a, b, strict=True)`` pairs the same items; any other keyword or star is unknown here
+        given = [arg for arg in call.args if not (name == "zip" and arg.keyword and arg.keyword.value == "strict")]
+        args = [arg.value for arg in given if not arg.star and arg.keyword is None]
+        if not args or len(args) != len(given):
             return None
         if name in _PICK_BUILTINS:
             kinds = {self.kind(arg) for arg in args} if len(args) > 1 else {item_kind(self.kind(args[0]))}
@@ -596,6 +598,8 @@ class _Builder:
             self._suite(node.body)
         elif isinstance(node, cst.Try | cst.TryStar):
             self._arms(lambda: self._try(node), lambda: None)
+        elif isinstance(node, cst.While) and is_literal(node.test, "True") and node.orelse is None:
+            self._blocks(node)  # ``while True:`` runs its body at least once
         else:  # while, match: any of the blocks may run, or none
             self._arms(lambda: self._blocks(node), lambda: None)
 
