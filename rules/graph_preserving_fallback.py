@@ -15,13 +15,14 @@ from torchperf_lint.toolkit.bookkeeping import (
     only_amends_a_raise,
     only_collects_names,
     only_detaches,
+    only_keeps_for_backward,
     only_raises,
     only_registers_observers,
     only_reports,
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import is_literal, keyword, source_of, walk
+from torchperf_lint.toolkit.matching import is_literal, keyword, source_of, string_value, walk
 from torchperf_lint.toolkit.traversal import in_source_order
 from torchperf_lint.vocabulary import GRAD_ENABLERS, GRAD_FLAG_NAME, GRAD_GUARDS
 
@@ -55,7 +56,8 @@ class GraphPreservingFallback(Rule):
     use_instead = 'if volume.requires_grad:\n    raise ValueError("volume must not require grad")'
     notes = (
         "Flagged: an `if`, `while` or conditional expression whose test reads `.requires_grad`, "
-        "`torch.is_grad_enabled()` or `torch.is_inference_mode_enabled()`, directly, through a local "
+        "`torch.is_grad_enabled()` or `torch.is_inference_mode_enabled()` (also `getattr(x, 'requires_grad', "
+        "False)`), directly, through a local "
         "or an attribute bound to such a read, alone or folded with other conditions (`needs = "
         "x.requires_grad and training` then `if needs:`), or through a project function that returns "
         "one (`if _needs_graph(x):`, in this file or another module); and a branch on a parameter named "
@@ -71,7 +73,9 @@ class GraphPreservingFallback(Rule):
         "a branch that only registers gradient hooks that watch without changing the gradient (a hook "
         "returning nothing or its argument, or a lambda calling a warning or check such as `warn_if_nan`), "
         "since torch refuses a hook on a tensor that does not require grad and neither pass changes (a "
-        "hook returning a new gradient is a backward route and is still flagged); "
+        "hook returning a new gradient is a backward route and is still flagged); in a custom "
+        "`torch.autograd.Function`'s `forward`, a branch that only keeps values on the context for the "
+        "backward (`ctx.opt = opt`, `ctx.save_for_backward(x)`), which computes the output the same way; "
         "a branch that only warns, logs or prints, or only "
         "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), which touches "
         "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, "
@@ -112,6 +116,16 @@ class GraphPreservingFallback(Rule):
         "import torch\ndef _latent(x):\n    return x.requires_grad\ndef f(x, ok):\n    if not ok:\n"
         "        hint = ''\n        if _latent(x):\n            hint = ' (latent)'\n"
         "        raise ValueError('bad' + hint)\n    return x\n",
+        # a custom Function's forward keeping what its backward needs on the context
+        "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, opt):\n"
+        "        out = x * 2\n        if x.requires_grad:\n            ctx.opt = opt\n        return out\n",
+        "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, w):\n"
+        "        needs = x.requires_grad or w.requires_grad\n        if needs:\n"
+        "            ctx.save_for_backward(x, w)\n            ctx.scale = 2\n        return x * w\n",
+        "import torch\nfrom torch.autograd import Function\nclass F(Function):\n    @staticmethod\n"
+        "    def forward(ctx, x):\n        if getattr(x, 'requires_grad', False):\n            ctx.mark_dirty(x)\n"
+        "        return x.mul_(2)\n",
+        "import torch\ndef f(x):\n    g = getattr(x, 'grad', None)\n    return x if g is None else x - g\n",
         # ``self.requires_grad`` of a module: its constructor's setting, in a method that handles no grad
         "import torch\nclass Conv(torch.nn.Module):\n    def __init__(self, requires_grad=True):\n"
         "        super().__init__()\n        self.requires_grad = requires_grad\n"
@@ -238,6 +252,32 @@ class GraphPreservingFallback(Rule):
             "    return slow(x) if grad_route else fast(x.detach())\n",
             ((4, 23),),
         ),
+        Invalid(  # the flag read by name, in a conditional expression, a local and a helper
+            "import torch\ndef mul_(x, y):\n"
+            "    return x.mul(y) if getattr(y, 'requires_grad', False) else x.mul_(y)\n",
+            ((3, 24),),
+        ),
+        Invalid(
+            "import torch\ndef scale(c, d):\n    tracked = getattr(d, 'requires_grad', False)\n    if tracked:\n"
+            "        return c.clone() * d\n    return c.mul_(d)\n",
+            ((4, 8),),
+        ),
+        Invalid(
+            "import torch\ndef _tracked(t):\n    return getattr(t, 'requires_grad', False)\ndef scale(c, d):\n"
+            "    if _tracked(d):\n        return c.clone() * d\n    return c.mul_(d)\n",
+            ((5, 8),),
+        ),
+        Invalid(  # a forward that also computes in the branch, and a module's forward keeping state
+            "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, opt):\n"
+            "        if x.requires_grad:\n            ctx.opt = opt\n            x = x.double()\n"
+            "        return x * 2\n",
+            ((5, 12),),
+        ),
+        Invalid(
+            "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        if x.requires_grad:\n"
+            "            self.cache = x\n        return x * 2\n",
+            ((4, 12),),
+        ),
         Invalid(  # a hook that returns a new gradient is a backward route
             "import torch\ndef fixed_point(x, solve):\n    def hook(g):\n        return solve(g)\n"
             "    if x.requires_grad:\n        x.register_hook(hook)\n    return x\n",
@@ -348,6 +388,8 @@ class GraphPreservingFallback(Rule):
             return  # ``if not p.requires_grad: logger.warning(...)`` tells, it routes nothing
         if self.ctx.parent is not None and only_amends_a_raise(node, self.ctx.parent):
             return
+        if node.orelse is None and only_keeps_for_backward(self.ctx, node.body):
+            return
         self._check_test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -409,6 +451,8 @@ class GraphPreservingFallback(Rule):
                 return found, source_of(found), ", which holds autograd state,"
             elif isinstance(found, cst.Call):
                 qualname = ctx.qualname(found.func)
+                if _reads_flag_by_name(ctx, found):  # ``getattr(y, "requires_grad", False)``
+                    return found, source_of(found), ""
                 if qualname in _GRAD_STATE_CALLS:
                     return found, f"{qualname}()", ""
                 if _returns_grad_flag(ctx, found.func, qualname):
@@ -429,6 +473,18 @@ def _is_setting(ctx, read: cst.Attribute) -> bool:
     return owner is not None and not any(
         "Tensor" in (ctx.qualname(base.value) or source_of(base.value)) or "Parameter" in source_of(base.value)
         for base in owner.bases
+    )
+
+
+def _reads_flag_by_name(ctx, call: cst.Call) -> bool:
+    """``getattr(y, "requires_grad", False)``: the builtin reading a tensor's flag by its name."""
+    func = call.func
+    return (
+        isinstance(func, cst.Name)
+        and func.value == "getattr"
+        and ctx.qualname(func) is None
+        and len(call.args) >= 2
+        and string_value(call.args[1].value) == "requires_grad"
     )
 
 
@@ -521,6 +577,8 @@ def _returns_state(ctx, function: cst.FunctionDef) -> bool:
         if isinstance(node, cst.Return) and node.value is not None:
             for part in walk(node.value):
                 if isinstance(part, cst.Attribute) and part.attr.value == "requires_grad":
+                    return True
+                if isinstance(part, cst.Call) and _reads_flag_by_name(ctx, part):
                     return True
                 if isinstance(part, cst.Call) and ctx.qualname(part.func) in _GRAD_STATE_CALLS:
                     return True

@@ -29,6 +29,16 @@ def test_a_local_folded_from_another_modules_grad_flag_is_reported(tmp_path):
     assert lint_package(tmp_path, files, "TPL004") == [("pkg/route.py", "TPL004", 7, 23)]
 
 
+def test_a_flag_read_by_name_in_another_module_chooses_a_route(tmp_path):
+    flags = "def tracked(t):\n    return getattr(t, 'requires_grad', False)\n"
+    route = (
+        "import torch\nfrom pkg.flags import tracked\n\n"
+        "def scale(c, d):\n    if tracked(d):\n        return c.clone() * d\n    return c.mul_(d)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/flags.py": flags, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL004") == [("pkg/route.py", "TPL004", 5, 8)]
+
+
 def test_detaching_or_rejecting_on_another_modules_grad_flag_is_no_route(tmp_path):
     route = (
         "import torch\nfrom pkg.flags import needs_graph\n\n"

@@ -535,14 +535,20 @@ def _is_int(node: ast.expr) -> bool:
 
 
 def _reads_grad_state(node: ast.expr, scanner: _Scanner) -> bool:
-    """``x.requires_grad``, ``torch.is_grad_enabled()``, or a boolean combination holding one."""
+    """``x.requires_grad`` (also ``getattr(x, "requires_grad", False)``), ``torch.is_grad_enabled()``,
+    or a boolean combination holding one."""
     if isinstance(node, ast.BoolOp):
         return any(_reads_grad_state(value, scanner) for value in node.values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return _reads_grad_state(node.operand, scanner)
     if isinstance(node, ast.Attribute) and node.attr == "requires_grad":
         return True
-    return isinstance(node, ast.Call) and scanner.resolve(node.func) in _GRAD_FLAG_CALLS
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+        name = node.args[1]
+        return isinstance(name, ast.Constant) and name.value == "requires_grad"
+    return scanner.resolve(node.func) in _GRAD_FLAG_CALLS
 
 
 def _optional_import(node: ast.expr) -> str | None:

@@ -8,6 +8,7 @@
 - A branch that only detaches its input, or only raises (after building its message), or only adds
   to the message of the error raised right after it: it normalises or rejects the input, and there
   is still one route.
+- A branch of a custom ``Function``'s ``forward`` that only keeps values on ``ctx`` for the backward.
 - A branch that only registers gradient hooks that watch without changing the gradient: torch
   refuses a hook on a tensor that does not require grad, so the test guards that call, not a route.
 """
@@ -224,6 +225,36 @@ def _returns_its_argument(function: cst.FunctionDef) -> bool:
         for node in walk(function.body, into_functions=False)
         if isinstance(node, cst.Return)
     )
+
+
+def only_keeps_for_backward(ctx: FileContext, body: cst.BaseSuite) -> bool:
+    """In a custom ``torch.autograd.Function``'s ``forward``, the block only keeps what ``backward``
+    will need on its context (``ctx.opt = opt``, ``ctx.save_for_backward(x)``): the output is computed
+    the same way either way, so the test around it chooses no route."""
+    function = ctx.enclosing_function()
+    if function is None or function.name.value != "forward" or not _in_autograd_function(ctx):
+        return False
+    params = function.params.params
+    owner = params[0].name.value if params else None
+    statements = _small_statements(body)
+    return bool(statements) and owner is not None and all(_keeps_on(statement, owner) for statement in statements)
+
+
+def _keeps_on(statement: cst.BaseSmallStatement, owner: str) -> bool:
+    """``ctx.opt = opt`` or ``ctx.save_for_backward(x)``, for ``owner`` the context's name."""
+    if isinstance(statement, cst.Assign):
+        return all(_member_of(t.target, owner) for t in statement.targets)
+    call = statement.value if isinstance(statement, cst.Expr) else None
+    return isinstance(call, cst.Call) and _member_of(call.func, owner)
+
+
+def _member_of(node: cst.BaseExpression, owner: str) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == owner
+
+
+def _in_autograd_function(ctx: FileContext) -> bool:
+    owner = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
+    return owner is not None and any(ctx.qualname(base.value) in _AUTOGRAD_FUNCTIONS for base in owner.bases)
 
 
 def only_amends_a_raise(branch: cst.If, block: cst.CSTNode) -> bool:
