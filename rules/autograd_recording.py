@@ -19,11 +19,12 @@ from torchperf_lint.toolkit.matching import (
     walk,
 )
 from torchperf_lint.toolkit.types import bound_value
-from torchperf_lint.vocabulary import GRAD_FLAG_NAME
+from torchperf_lint.vocabulary import GRAD_FLAG_NAME, SET_GRAD_ENABLED
 
 _ENABLING_CALLS = {
     "torch.enable_grad": ("torch.enable_grad", "turns autograd recording on"),
     "torch.autograd.enable_grad": ("torch.enable_grad", "turns autograd recording on"),
+    "torch.autograd.grad_mode.enable_grad": ("torch.enable_grad", "turns autograd recording on"),
     "torch.autograd.grad": ("torch.autograd.grad", "runs a backward pass"),
     "torch.autograd.backward": ("torch.autograd.backward", "runs a backward pass"),
 }
@@ -139,7 +140,17 @@ class AutogradRecording(Rule):
         Invalid("import torch\nt = torch.ones(3, requires_grad=True)\n", ((2, 19),)),
         Invalid("import torch\nx.requires_grad_()\ny.requires_grad_(True)\n", ((2, 1), (3, 1))),
         Invalid("import torch\nx.requires_grad = True\n", ((2, 1),)),
+        Invalid(  # a branch on a parameter that does not ask for autograd
+            "import torch\ndef queries(res, make):\n    if res:\n        p = make(res)\n"
+            "        p.requires_grad = True\n        return p\n",
+            ((5, 9),),
+        ),
         Invalid("import torch as T\nwith T.enable_grad():\n    pass\n", ((2, 6),)),
+        Invalid(  # the same function under torch.autograd's names
+            "import torch\ntorch.autograd.set_grad_enabled(True)\n"
+            "from torch.autograd.grad_mode import set_grad_enabled\nset_grad_enabled(True)\n",
+            ((2, 1), (4, 1)),
+        ),
         Invalid("from torch import set_grad_enabled\nset_grad_enabled(True)\n", ((2, 1),)),
         Invalid("import torch\ndef f(x, mode):\n    torch.set_grad_enabled(mode)\n", ((3, 5),)),
         Invalid(
@@ -179,7 +190,7 @@ class AutogradRecording(Rule):
         if qualname in _ENABLING_CALLS:
             what, effect = _ENABLING_CALLS[qualname]
             self.report(node, what=what, effect=effect)
-        elif qualname == "torch.set_grad_enabled":
+        elif qualname in SET_GRAD_ENABLED:
             args = positional(node) or list(node.args)
             if (
                 not (args and is_literal(args[0].value, "False"))
@@ -204,8 +215,9 @@ class AutogradRecording(Rule):
             self._check_method(node)
 
     def _passes_flag_along(self) -> bool:
-        """Inside ``if requires_grad:`` (a parameter of the enclosing function) or
-        ``if x.requires_grad:``: the caller's choice is passed along, not made here."""
+        """Inside ``if requires_grad:`` (a parameter of the enclosing function named for autograd) or
+        ``if x.requires_grad:``: the caller's choice is passed along, not made here. A branch on any
+        other parameter (``if train_out_res:``) is the function's own choice."""
         ancestors = self.ctx.ancestors
         function = self.ctx.enclosing_function()
         names = {p.name.value for p in parameters(function)} if function is not None else set()
@@ -215,7 +227,7 @@ class AutogradRecording(Rule):
                 return False
             if isinstance(node, cst.If) and ancestors[index + 1] is node.body:
                 test = node.test
-                if isinstance(test, cst.Name) and test.value in names:
+                if isinstance(test, cst.Name) and test.value in names and GRAD_FLAG_NAME.search(test.value):
                     return True
                 if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
                     return True

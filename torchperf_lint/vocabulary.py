@@ -15,8 +15,15 @@ NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.
 INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.grad_mode.inference_mode"})
 #: Context managers and decorators that stop autograd recording.
 GRAD_GUARDS = NO_GRAD | INFERENCE_MODE
+#: ``torch.set_grad_enabled`` under each name torch exports it by.
+SET_GRAD_ENABLED = frozenset(
+    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
+)
 #: Context managers that turn recording back on inside a guard.
-GRAD_ENABLERS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.set_grad_enabled"})
+GRAD_ENABLERS = (
+    frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
+    | SET_GRAD_ENABLED
+)
 
 _F = "torch.nn.functional."
 #: Sampling, convolution, interpolation, padding and matrix products: the calls whose saved inputs cost.
