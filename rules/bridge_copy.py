@@ -8,11 +8,52 @@ from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import dtypes
 from torchperf_lint.toolkit.exemptions import test_files
+from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import keyword, method_name, positional
 from torchperf_lint.toolkit.traversal import walk
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, bound_value, kind_of
 
 _NUMPY_COPIES = frozenset({"numpy.array"})
+
+
+#: Annotations of a Python number.
+_NUMBERS = frozenset({"int", "float"})
+#: NumPy functions that map numbers to numbers: given Python numbers they return a NumPy scalar
+#: (constructors such as ``np.zeros(3)`` take a shape instead, and return an array).
+_ELEMENTWISE = frozenset(
+    f"numpy.{name}"
+    for name in (
+        "radians",
+        "degrees",
+        "deg2rad",
+        "rad2deg",
+        "sin",
+        "cos",
+        "tan",
+        "arcsin",
+        "arccos",
+        "arctan",
+        "arctan2",
+        "hypot",
+        "exp",
+        "expm1",
+        "log",
+        "log1p",
+        "log2",
+        "log10",
+        "sqrt",
+        "power",
+        "abs",
+        "absolute",
+        "floor",
+        "ceil",
+        "round",
+        "float32",
+        "float64",
+        "int32",
+        "int64",
+    )
+)
 
 
 class BridgeCopy(Rule):
@@ -44,7 +85,9 @@ class BridgeCopy(Rule):
         "positions (`scores[-1]`, `table[i, j]`, directly or "
         "through a name), which is a NumPy scalar when the array has that many axes and has no "
         "zero-copy bridge, unless the function indexes the same array over more axes elsewhere "
-        "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); and a "
+        "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); an elementwise NumPy function of "
+        "Python numbers (`np.radians(alpha)` with `alpha=40` a parameter default, or annotated `float`), "
+        "which gives a NumPy scalar too; and a "
         "conversion: `torch.tensor(x, dtype=...)` unless `x` is known to have that dtype already "
         "(`a.astype(np.float32)` with `dtype=torch.float32`), since converting copies whichever "
         "function does it. A dtype is known from what the code spells: `astype`, `dtype=`, a tensor cast "
@@ -66,6 +109,11 @@ class BridgeCopy(Rule):
     )
     valid = (
         "import torch\nt = torch.tensor([1.0, 2.0])\n",
+        # NumPy on Python numbers gives a NumPy scalar, which no function shares
+        "import numpy as np\nimport torch\nclass Loss:\n    def __init__(self, alpha=40):\n"
+        "        self.alpha = torch.tensor(np.radians(alpha))\n",
+        "import numpy as np\nimport torch\ndef f(theta: float):\n    return torch.tensor(np.cos(theta))\n",
+        "import numpy as np\nimport torch\nSQRT2 = torch.tensor(np.sqrt(2.0))\n",
         # where a test says the value is no tensor, the annotation no longer holds
         "import torch\nfrom torch import Tensor\ndef f(matrix: Tensor):\n"
         "    if not isinstance(matrix, Tensor):\n        matrix = torch.tensor(matrix)\n    return matrix\n",
@@ -111,6 +159,12 @@ class BridgeCopy(Rule):
         "def f(arr: np.ndarray, x: torch.Tensor):\n    return torch.FloatTensor(arr), torch.Tensor(x)\n",
     )
     invalid = (
+        Invalid(  # NumPy on an array, or on a parameter rebound to one, gives an array
+            "import numpy as np\nimport torch\ndef f(angles: np.ndarray, alpha=40):\n"
+            "    alpha = np.asarray(angles)\n"
+            "    return torch.tensor(np.radians(angles)), torch.tensor(np.radians(alpha))\n",
+            ((5, 12), (5, 46)),
+        ),
         Invalid(
             "import numpy as np\nimport torch\nt = torch.tensor(np.zeros(3), dtype=torch.float64)\n",
             ((3, 5),),
@@ -214,9 +268,34 @@ class BridgeCopy(Rule):
         array ``.astype`` just made. An element picked from an array by plain indices (``scores[-1]``,
         ``table[i, j]``) may be a NumPy scalar, which has no zero-copy bridge, so it does not count."""
         kind = kind_of(self.ctx, value)
-        if kind == ARRAY and self._may_be_element(value):
+        if kind == ARRAY and (self._may_be_element(value) or self._of_python_numbers(value)):
             return False
         return kind in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
+
+    def _of_python_numbers(self, value: cst.BaseExpression) -> bool:
+        """``np.radians(alpha)``, an elementwise NumPy function, where every argument is a Python
+        number (a literal, or a parameter whose default is one or that is annotated ``int``/``float``):
+        NumPy gives back a scalar, not an array, and a scalar has no zero-copy bridge."""
+        if not (isinstance(value, cst.Call) and self.ctx.qualname(value.func) in _ELEMENTWISE):
+            return False
+        args = [arg.value for arg in value.args]
+        return bool(args) and len(positional(value)) == len(args) and all(self._is_number(a) for a in args)
+
+    def _is_number(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            node = node.expression
+        if isinstance(node, cst.Integer | cst.Float):
+            return True
+        function = self.ctx.enclosing_function()
+        if not isinstance(node, cst.Name) or function is None:
+            return False
+        for param in parameters(function):
+            if param.name.value == node.value:
+                default, annotation = param.default, param.annotation
+                if annotation is not None:
+                    return isinstance(annotation.annotation, cst.Name) and annotation.annotation.value in _NUMBERS
+                return isinstance(default, cst.Integer | cst.Float) and bound_value(self.ctx, node) is None
+        return False
 
     def _more_axes_indexed(self, value: cst.Subscript) -> bool:
         """The same array is indexed elsewhere in the function over more axes than ``value`` picks

@@ -80,7 +80,8 @@ class DeviceRoute(Rule):
         "`torch.device(...)`, `torch.autocast(...)`, a `device=`/`device_type=`/`use_device=` keyword (also as "
         'a `{"device": ...}` dict entry) or as the default of a parameter named for a device; comparisons with '
         'one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local holding a device '
-        'type or a name that says it holds a device (`device == "cuda"`), and `!= "cpu"` tests whose branch '
+        'type or a name or attribute that says it holds a device (`device == "cuda"`, `"cuda" in '
+        'self.device`), and `!= "cpu"` tests whose branch '
         "does more than fall back to the CPU; the `is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, "
         "`torch.mps`, `torch.xpu` and `torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda "
         "or x.is_mps` is reported once. Where the line is: a finding says something true about a route, so a "
@@ -88,7 +89,8 @@ class DeviceRoute(Rule):
         "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a report) and "
         "seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
         "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only raises, "
-        "asserts, warns, logs or prints, or an `assert` (it refuses a device: the route stays on the CPU); "
+        "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
+        "`assert` (it refuses a device: the route stays on the CPU); "
         "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
         "`f' (GPU {i})' if p.is_cuda else ''` (arms that are bare words, `'nccl' if x.is_cuda else 'gloo'`, "
         "can name a backend and are still flagged). "
@@ -110,6 +112,12 @@ class DeviceRoute(Rule):
     )
     valid = (
         "import torch\ny = x.to(torch.float32)\n",
+        # nested tests every arm of which only raises: a check that refuses a device mix
+        "import torch\ndef check(a, b):\n    if b.device.type == 'cuda':\n        if a.device.type == 'cuda':\n"
+        "            if a.device.index != b.device.index:\n                raise TypeError('same GPU')\n"
+        "        else:\n            raise TypeError('input must be on GPU')\n    return a * b\n",
+        "import torch\ndef check(a):\n    if a.is_cuda:\n        if a.dtype == torch.half:\n"
+        "            raise TypeError('half on GPU')\n    return a\n",
         # a device test that only picks between texts of a description
         "import torch\nclass Buffers(torch.nn.Module):\n    def extra_repr(self):\n        p = self.weight\n"
         "        return '' if not p.is_cuda else f' (GPU {p.get_device()})'\n",
@@ -141,6 +149,23 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x, device='cpu', dtype='float32'):\n    return x.to(device)\n",
     )
     invalid = (
+        Invalid(  # a device attribute tested for a substring picks the autocast device
+            "import torch\nclass Trainer:\n    def setup(self):\n        if 'cuda' in self.device:\n"
+            "            self.amp = 'cuda'\n        else:\n            self.amp = 'cpu'\n",
+            ((4, 12),),
+        ),
+        Invalid(  # with an ``else``, the device picks between a blocking check and an asynchronous one
+            "import torch\ndef check(mask, ok, message):\n    if mask.device.type == 'mps':\n"
+            "        if not bool(ok):\n            raise RuntimeError(message)\n    else:\n"
+            "        torch._assert_async(ok, message)\n",
+            ((3, 8),),
+        ),
+        Invalid(  # a nested arm that routes
+            "import torch\ndef check(a, b):\n    if b.device.type == 'cuda':\n"
+            "        if a.device.type == 'cuda':\n            return a.cuda() * b\n"
+            "        raise TypeError('input must be on GPU')\n    return a * b\n",
+            ((3, 8), (4, 12), (5, 20)),
+        ),
         Invalid(  # bare words a call can take: a backend chosen by the device
             "import torch\ndef backend(x):\n    return 'nccl' if x.is_cuda else 'gloo'\n", ((3, 22),)
         ),
@@ -298,10 +323,12 @@ class DeviceRoute(Rule):
             self._report(node, source_of(node), _TESTS)
 
     def _is_device_type(self, node: cst.BaseExpression) -> bool:
-        """``x.device.type``, a name that holds one (``kind = x.device.type``), or a name that says it
-        holds a device (``device``, ``device_type``)."""
+        """``x.device.type``, a name that holds one (``kind = x.device.type``), or a name or attribute
+        that says it holds a device (``device``, ``device_type``, ``self.device``)."""
         if _is_device_type(node) or self._returns_device_type(node):
             return True
+        if isinstance(node, cst.Attribute):  # ``self.device``, ``cfg.device_type``
+            return _is_device_name(node.attr.value)
         if not isinstance(node, cst.Name):
             return False
         return _is_device_name(node.value) or node.value in _device_type_locals(self.ctx)
@@ -433,6 +460,26 @@ def _rejects(body: cst.BaseSuite) -> bool:
     return last.exc is not None
 
 
+def _only_rejects(body: cst.BaseSuite) -> bool:
+    """The block rejects (see ``_rejects``), or holds only ``if`` statements each of whose arms only
+    rejects, with or without an ``else`` (``if a.index != b.index: raise ...``): every way through
+    it raises or does nothing."""
+    if _rejects(body):
+        return True
+    lines = body.body if isinstance(body, cst.IndentedBlock) else []
+    return bool(lines) and all(isinstance(line, cst.If) and _arms_only_reject(line) for line in lines)
+
+
+def _arms_only_reject(branch: cst.If) -> bool:
+    orelse = branch.orelse
+    rest = (
+        orelse is None
+        or (isinstance(orelse, cst.Else) and _only_rejects(orelse.body))
+        or (isinstance(orelse, cst.If) and _arms_only_reject(orelse))
+    )
+    return rest and _only_rejects(branch.body)
+
+
 def _is_assignment_target(ancestors: list[cst.CSTNode]) -> bool:
     parent = ancestors[-2] if len(ancestors) > 1 else None
     return isinstance(parent, cst.AssignTarget | cst.AnnAssign | cst.AugAssign) and parent.target is ancestors[-1]
@@ -465,7 +512,9 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
         if isinstance(node, cst.Assert) and child is node.test:
             return True
         if isinstance(node, cst.If) and child is node.test:
-            return _rejects(node.body) or only_reports(node.body)
+            # nested checks count when every arm only rejects: an ``else`` that does something else
+            # means the device picks between two ways
+            return _rejects(node.body) or only_reports(node.body) or _arms_only_reject(node)
         if isinstance(node, cst.IfExp) and child is node.test:
             return _is_text(node.body) and _is_text(node.orelse)
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
