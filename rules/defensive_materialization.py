@@ -70,7 +70,8 @@ class DefensiveMaterialization(Rule):
         "annotated with a type that holds no tensor, such as a `DataLoader`, whose batches are new), when "
         "nothing needs the copy. A `.clone()` of anything else is flagged when it protects nothing whatever it "
         "copies: read at once by an operation that makes its own result (`x.clone() - t`, `scale * "
-        "self.h.clone()`, `torch.cat([w.clone(), v])`, a function of the same file that only reads it), or of "
+        "self.h.clone()`, `torch.cat([w.clone(), v])`, an in-place update of another tensor that only reads it, "
+        "`out.scatter_add_(-1, idx, c)`, a function of the same file that only reads it), or of "
         "a tensor the function made itself (`y = a * 2`, a torch call, or a project function known to return a "
         "tensor, then `c = y.clone()`), which nothing else can see. The copy is followed through views and "
         "subscripts (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions (`x if "
@@ -128,6 +129,9 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        # the source changes in place after the copy, which keeps its old values for a later update
+        "import torch\ndef f(x, out):\n    y = x * 2\n    c = y.clone()\n    y.mul_(2)\n    out.add_(c)\n"
+        "    return out, y\n",
         "import torch\ndef f(x):\n    out = x.permute(1, 0).clone()\n    out.add_(1)\n    return out\n",
         "import torch\ndef f(x):\n    y = torch.cat([x, x]).contiguous()\n    return y\n",
         "import torch\ndef f(x):\n    buf = x.clone()\n    buf[0] = 0\n    return buf\n",
@@ -244,6 +248,23 @@ class DefensiveMaterialization(Rule):
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
     )
     invalid = (
+        # the copy is only read by an in-place update of another tensor, directly, after a loop that
+        # may rebind it, or through a helper of the same file
+        Invalid(
+            "import torch\ndef push(x, idx, out):\n    y = x * 2\n    c = y.clone()\n"
+            "    out.scatter_add_(-1, idx, c)\n    return out\n",
+            ((4, 9),),
+        ),
+        Invalid(
+            "import torch\ndef push(x, ws, out):\n    y = x * 2\n    c = y.clone()\n    for w in ws:\n"
+            "        c = c * w\n    out.add_(c)\n    return out\n",
+            ((4, 9),),
+        ),
+        Invalid(
+            "import torch\ndef _acc(out, v):\n    out.add_(v)\ndef push(x, out):\n    y = x * 2\n"
+            "    c = y.clone()\n    _acc(out, c)\n    return out\n",
+            ((6, 9),),
+        ),
         Invalid(
             "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def fuse(self):\n"
             "        w1 = self.conv[0].weight.data.clone().detach()\n        b1 = self.conv[0].bias.clone()\n"

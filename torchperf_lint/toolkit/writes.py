@@ -175,7 +175,8 @@ _REGROUPING = frozenset(
 #: Methods that read their arguments: tensor arithmetic and comparisons, and a few container queries.
 KNOWN_READING_METHODS = frozenset(
     "add sub mul div matmul mm bmm pow eq ne lt le gt ge where masked_fill index_select gather expand_as "
-    "view_as reshape_as type_as to copy_ index count get startswith endswith format join".split()
+    "view_as reshape_as type_as to copy_ index count get startswith endswith format join scatter "
+    "scatter_add index_add index_copy masked_scatter addcmul addcdiv lerp maximum minimum".split()
 )
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
 _LEAVING_KINDS = (
@@ -305,7 +306,8 @@ def reads_only(ctx: FileContext, call: cst.Call) -> bool:
     """Whether ``call`` is known not to write its arguments nor keep them: a torch function (in-place
     variants, compiled extensions, the compiler's control-flow operators and functions whose result
     holds their tensor arguments aside), a pure builtin, or a method of a container or tensor that
-    only reads (``a.index(y)``). A torch class (``nn.Parameter(y)``) may keep what it is given."""
+    only reads its arguments (``a.index(y)``, also in place: ``a.add_(y)``). A torch class
+    (``nn.Parameter(y)``) may keep what it is given."""
     func = call.func
     if isinstance(func, cst.Name) and func.value in _READING_BUILTINS and ctx.qualname(func) is None:
         return True
@@ -320,7 +322,13 @@ def reads_only(ctx: FileContext, call: cst.Call) -> bool:
             and not name.endswith("_")
             and not name[:1].isupper()
         )
-    return isinstance(func, cst.Attribute) and func.attr.value in KNOWN_READING_METHODS
+    if not isinstance(func, cst.Attribute):
+        return False
+    method = func.attr.value
+    # ``out.add_(y)`` writes its receiver (recorded as such) and only reads ``y``, as ``out.add(y)`` does
+    return method in KNOWN_READING_METHODS or (
+        method.endswith("_") and not method.endswith("__") and method[:-1] in KNOWN_READING_METHODS
+    )
 
 
 def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> bool:
