@@ -40,6 +40,9 @@ TORCH_READS = frozenset(
     ["torch.equal", "torch.allclose", "torch.isclose"] + [f"torch.{name}" for name in sorted(REDUCTIONS)]
 )
 
+#: Tensor methods that compare whole tensors and give Python a bool (``a.allclose(b)``); NumPy
+#: arrays have no such method.
+_COMPARING_METHODS = frozenset({"allclose"})
 #: Of those, the ones that return a Python bool: the value is read where the call runs.
 PYTHON_BOOLS = frozenset({"torch.equal", "torch.allclose"})
 
@@ -67,10 +70,12 @@ class HostSyncInLoop(Rule):
         "tensors; builtin `sum`, `min` or `max` over a tensor; or the result of a function of the project, or "
         "a `self.` method of the same file, that returns a tensor); and an `if` or `while` test, a conditional "
         "expression (`a if mask.any() else b`) or a comprehension's `if` that calls a reduction, "
-        "`torch.equal`/`torch.allclose` or builtin `any`/`all` over a tensor, tests a known tensor (`if "
+        "`torch.equal`/`torch.allclose` (or the method `a.allclose(b)`) or builtin `any`/`all` over a "
+        "tensor, tests a known tensor (`if "
         "mask:`), or tests a name bound to a reduction (`peak = x.max()` ... `if peak > 0:`). One condition is "
         "one finding: a read inside a test that is reported is not reported again. Exempt: a name bound before "
-        "the loop to `torch.equal` or `torch.allclose`, which give a Python bool read once where they run; "
+        "the loop to `torch.equal` or `torch.allclose` (either form), "
+        "which give a Python bool read once where they run; "
         "values known to be NumPy arrays or pandas objects (annotated `np.ndarray`, `npt.NDArray`, "
         "`NDArray[...]`, `pd.DataFrame`, bound from `np.*`, `pd.*` or `.numpy()`, also after `if isinstance(x, "
         "torch.Tensor): x = x.numpy()`, where the untaken arm holds no tensor, or in the arm of a conditional "
@@ -113,6 +118,8 @@ class HostSyncInLoop(Rule):
         # torch.equal and torch.allclose give a Python bool, read once where they run
         "import torch\ndef f(a, b, n):\n    same = torch.equal(a, b)\n    for i in range(n):\n"
         "        if not same:\n            a = a + 1\n    return a\n",
+        "import torch\ndef f(a, b, n):\n    close = a.allclose(b)\n    for i in range(n):\n        if close:\n"
+        "            print(i)\n",
         "import torch\ndef f(a, b, n):\n    close = torch.allclose(a, b)\n"
         "    return [a * 2 if close else a for i in range(n)]\n",
         "import torch\nfor i in range(int(x.sum())):\n    pass\n",
@@ -240,6 +247,11 @@ class HostSyncInLoop(Rule):
         Invalid(
             "import torch\ndef f(n, stops, step):\n    for i in range(n):\n        mask = step(i)\n"
             "        if i + 1 in stops and not bool(mask.any()):\n            continue\n",
+            ((5, 12),),
+        ),
+        Invalid(  # the method form of torch.allclose, in a test folded with others
+            "import torch\ndef f(groups, scaling):\n    for g in groups:\n        avg = g['avg'] / 2\n"
+            "        if g['step'] > 1 and avg.allclose(scaling, rtol=1e-6):\n            g['phase'] = 'SGD'\n",
             ((5, 12),),
         ),
         Invalid(  # a ``while`` whose body may not run leaves the tensor bound before it
@@ -453,7 +465,9 @@ class HostSyncInLoop(Rule):
     def _read_before_loops(self, value: cst.BaseExpression | None) -> bool:
         """``same = torch.equal(a, b)`` before the loop: the call gives a Python bool, read once where it
         is bound, so testing the name in the loop reads no tensor."""
-        if not isinstance(value, cst.Call) or self.ctx.qualname(value.func) not in PYTHON_BOOLS:
+        if not isinstance(value, cst.Call) or not (
+            self.ctx.qualname(value.func) in PYTHON_BOOLS or method_name(value) in _COMPARING_METHODS
+        ):
             return False
         return not any(value is node for loop in enclosing_loops(self.ctx) for node in walk(loop.body))
 
@@ -468,7 +482,7 @@ class HostSyncInLoop(Rule):
         func = node.func
         if isinstance(func, cst.Name) and func.value in _TRUTH_BUILTINS and len(node.args) == 1:
             return kind_of(self.ctx, node.args[0].value) == TENSOR
-        if method_name(node) not in REDUCTIONS:
+        if method_name(node) not in REDUCTIONS and method_name(node) not in _COMPARING_METHODS:
             return False
         return kind_of(self.ctx, node.func.value) not in _NOT_TENSORS  # type: ignore[attr-defined]
 
