@@ -31,7 +31,9 @@ class ThreadSetting(Rule):
     notes = (
         "Flagged: `torch.set_num_threads`, `torch.set_num_interop_threads`, and writing "
         "OMP/MKL/OpenBLAS/NumExpr/vecLib thread variables through `os.environ[...] = `, "
-        "`os.environ.setdefault`, `os.environ.update` or `os.putenv`. Ignored by default in "
+        "`os.environ.setdefault`, `os.environ.update` or `os.putenv`, by name or through a loop over "
+        "names that include one (`for env in ('MKL_NUM_THREADS', 'OMP_NUM_THREADS'): os.environ[env] = "
+        "n`). Ignored by default in "
         "`bench*.py` files and `bench/`, `benchmarks/` folders (the default `per-file-ignores`), which "
         "set thread counts on purpose."
     ) + test_files("tests pin thread counts to make results and timings reproducible, as benchmarks do")
@@ -45,10 +47,18 @@ class ThreadSetting(Rule):
         "import torch\nn = torch.get_num_threads()\n",
         "import os\nos.environ['CUDA_VISIBLE_DEVICES'] = ''\n",
         "import os\nthreads = os.environ.get('OMP_NUM_THREADS')\n",
+        "import os\ndef init(paths):\n    for key in ('HOME', 'TMPDIR'):\n        os.environ[key] = paths[key]\n",
+        "import os\ndef init(env, n):\n    for key in env:\n        os.environ[key] = str(n)\n",
     )
     invalid = (
         Invalid("import torch\ntorch.set_num_threads(1)\n", ((2, 1),)),
         Invalid("import os\nos.environ['OMP_NUM_THREADS'] = '1'\n", ((2, 1),)),
+        Invalid(  # a loop over the variables' names
+            "import os\ndef init(threads):\n    for env in ('ITK_THREADS', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS'):"
+            "\n"
+            "        os.environ[env] = str(threads)\n        os.environ.setdefault(env, '1')\n",
+            ((4, 9), (5, 9)),
+        ),
         Invalid("from os import environ\nenviron.setdefault('MKL_NUM_THREADS', '2')\n", ((2, 1),)),
         Invalid("import os\nos.environ.update(OPENBLAS_NUM_THREADS='1')\n", ((2, 1),)),
     )
@@ -71,11 +81,36 @@ class ThreadSetting(Rule):
             subscript = target.target
             if isinstance(subscript, cst.Subscript) and self.ctx.qualname(subscript.value) == "os.environ":
                 index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
-                if isinstance(index, cst.Index) and string_value(index.value) in THREAD_VARIABLES:
-                    self.report(node, what=f"os.environ[{string_value(index.value)!r}] = ...")
+                if not isinstance(index, cst.Index):
+                    continue
+                variable = self._variable(index.value)
+                if variable is not None:
+                    shown = repr(variable) if string_value(index.value) is not None else index.value.value
+                    self.report(node, what=f"os.environ[{shown}] = ...")  # type: ignore[attr-defined]
 
     def _names_variable(self, args: list[cst.Arg]) -> bool:
-        return bool(args) and string_value(args[0].value) in THREAD_VARIABLES
+        return bool(args) and self._variable(args[0].value) is not None
+
+    def _variable(self, key: cst.BaseExpression) -> str | None:
+        """The thread variable ``key`` names: a literal (``"OMP_NUM_THREADS"``), or the target of an
+        enclosing loop over literals that include one (``for env in ("MKL_NUM_THREADS", ...)``)."""
+        text = string_value(key)
+        if text is not None:
+            return text if text in THREAD_VARIABLES else None
+        if not isinstance(key, cst.Name):
+            return None
+        for node in reversed(self.ctx.ancestors):
+            if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                return None
+            if (
+                isinstance(node, cst.For)
+                and isinstance(node.target, cst.Name)
+                and node.target.value == key.value
+                and isinstance(node.iter, cst.Tuple | cst.List | cst.Set)
+            ):
+                names = [string_value(element.value) for element in node.iter.elements]
+                return next((name for name in names if name in THREAD_VARIABLES), None)
+        return None
 
     def _update_sets_variable(self, node: cst.Call) -> bool:
         for arg in node.args:
