@@ -7,7 +7,7 @@ import libcst as cst
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import writes
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.flow import runs_at_most_once
+from torchperf_lint.toolkit.flow import bound_names, runs_at_most_once
 from torchperf_lint.toolkit.matching import method_name, positional, walk
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
@@ -71,6 +71,8 @@ class LoopInvariantTensor(Rule):
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
         "import torch\nfor i in range(4):\n    t = torch.full((2,), i)\n",
+        "import torch\ndef f(items, tasks, out):\n    for item in items:\n        match item:\n"
+        "            case ['mask', label]:\n                out.append(torch.tensor(tasks[label]))\n",
         "import torch\ndef f(xs, n):\n    for i, x in enumerate(xs):\n        if i == 0:\n"
         "            mask = torch.zeros((1, n), dtype=torch.bool)\n        x.masked_fill_(mask, 0)\n",
         "import torch\nfor v in volumes:\n    buf = torch.empty_like(v)\n",
@@ -275,7 +277,7 @@ class LoopInvariantTensor(Rule):
         key = id(loop)
         if key not in self._bound:
             roots = [loop.body] + ([loop.target] if isinstance(loop, cst.For) else [])
-            self._bound[key] = frozenset(name for root in roots for name in _bound_names(root))
+            self._bound[key] = frozenset(name for root in roots for name in bound_names(root))
         return self._bound[key]
 
 
@@ -288,22 +290,3 @@ _FRESH_BY_DESIGN = frozenset({writes.WRITTEN, writes.KEPT, writes.RETURNED})
 #: Displays whose elements an augmented assignment adds to a container.
 _DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.Dict)
 _SHARING_CONSTRUCTORS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.asarray"})
-
-
-def _bound_names(root: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-    for node in walk(root, into_functions=False):
-        targets: list[cst.CSTNode] = []
-        if isinstance(node, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For | cst.CompFor):
-            targets.append(node.target)
-        elif isinstance(node, cst.AsName):
-            targets.append(node.name)
-        elif isinstance(node, cst.NamedExpr):
-            targets.append(node.target)
-        for target in targets:
-            names.update(n.value for n in walk(target) if isinstance(n, cst.Name))
-        if root is not node and isinstance(node, cst.Name) and isinstance(root, cst.Name | cst.Tuple | cst.List):
-            names.add(node.value)
-    if isinstance(root, cst.Name):
-        names.add(root.value)
-    return names

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from torchperf_lint.toolkit.scopes import dotted
-from torchperf_lint.toolkit.traversal import children
+from torchperf_lint.toolkit.traversal import children, walk
 
 #: Statements after which control never reaches the next statement of the same block.
 _LEAVING = (cst.Return, cst.Raise, cst.Break)
@@ -146,7 +146,7 @@ def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
         return False
     if not (isinstance(compared, cst.Name) and compared.value == counter):
         return False
-    changed = _bound_in(loop.body)  # type: ignore[attr-defined]
+    changed = bound_names(loop.body)  # type: ignore[attr-defined]
     return counter not in changed and (other is None or not (read_names(other) & (changed | {counter})))
 
 
@@ -165,19 +165,30 @@ def _counter(loop: cst.CSTNode) -> str | None:
     return None
 
 
-def _bound_in(node: cst.CSTNode) -> set[str]:
-    """Names any statement under ``node`` binds (assignments, loop targets, ``with ... as``, walrus)."""
-    found: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For | cst.CompFor):
-            found |= read_names(current.target)
-        elif isinstance(current, cst.NamedExpr | cst.AsName):
-            found |= read_names(current.target if isinstance(current, cst.NamedExpr) else current.name)
-        if not isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-            stack.extend(children(current))
-    return found
+def bound_names(root: cst.CSTNode) -> set[str]:
+    """Names a statement under ``root`` binds (assignments, loop and comprehension targets, ``with ...
+    as``, walrus, ``except ... as``, ``match`` captures), not inside nested functions; or, for a target
+    (``i``, ``(a, b)``), the names it binds."""
+    names: set[str] = set()
+    for node in walk(root, into_functions=False):
+        targets: list[cst.CSTNode] = []
+        if isinstance(node, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For | cst.CompFor):
+            targets.append(node.target)
+        elif isinstance(node, cst.AsName):
+            targets.append(node.name)
+        elif isinstance(node, cst.NamedExpr):
+            targets.append(node.target)
+        elif isinstance(node, cst.MatchAs | cst.MatchStar) and node.name is not None:
+            targets.append(node.name)
+        elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+            targets.append(node.rest)
+        for target in targets:
+            names.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+        if root is not node and isinstance(node, cst.Name) and isinstance(root, cst.Name | cst.Tuple | cst.List):
+            names.add(node.value)
+    if isinstance(root, cst.Name):
+        names.add(root.value)
+    return names
 
 
 def _continues_after(ancestors: Sequence[cst.CSTNode], index: int) -> bool:
