@@ -44,7 +44,8 @@ class LoopInvariantTensor(Rule):
         "be new each time: a buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`); one "
         "that is kept or stored, in a list (`out.append(torch.zeros(n))`, `extend`, `insert`, `out += "
         "[...]`), a dict (`out[k] = ...`, `out.update({k: ...})`), or a module's state (`self.table = "
-        "...`, `setattr(self, name, ...)`, `register_buffer`), directly or by a function of the same "
+        "...`, `setattr(self, name, ...)`, `register_buffer`, a metric's `add_state`), directly or by a "
+        "function of the same "
         "file that keeps its parameter there; one wrapped into a learnable parameter or buffer "
         "(`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not copy); and one bound "
         "to a name whose value the loop body writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`), "
@@ -104,6 +105,8 @@ class LoopInvariantTensor(Rule):
         "        t = torch.ones(3)\n        table.update(last=t)\n",
         "import torch\ndef f(self, names):\n    for n in names:\n        setattr(self, n, torch.zeros(3))\n"
         "        t = torch.ones(3)\n        setattr(self, n + '_1', t)\n",
+        "import torch\ndef f(self, names):\n    for n in names:\n"
+        "        self.add_state(n, torch.tensor(0.0), dist_reduce_fx='sum')\n",
         "import torch\ndef f(names, out):\n    for n in names:\n        out += [torch.zeros(3)]\n"
         "        t = torch.ones(3)\n        out += [t]\n",
         "import torch\ndef _keep(table, key, value):\n    table[key] = value\ndef f(keys, table):\n"

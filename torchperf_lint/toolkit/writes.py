@@ -56,6 +56,7 @@ KEEPING_METHODS = frozenset(
         "put",
         "register_buffer",
         "register_parameter",
+        "add_state",  # a metric's state (torchmetrics' ``Metric.add_state``) keeps its default tensor
     }
 )
 #: Container methods that change the container a name holds.
