@@ -431,7 +431,7 @@ class GraphPreservingFallback(Rule):
         function = self.ctx.enclosing_function()
         if name is None or function is None or _tests_for_none(test):
             return None
-        return name if _handles_grad(self.ctx, function.body) else None
+        return name if self._flag_handles_grad() else None
 
     def _first_read(
         self, expression: cst.BaseExpression, names: set[str] = frozenset()

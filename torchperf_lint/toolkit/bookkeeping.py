@@ -51,7 +51,7 @@ def in_custom_backward(ctx: FileContext) -> bool:
             if (
                 node.name.value in _BACKWARD_METHODS
                 and isinstance(owner, cst.ClassDef)
-                and any(ctx.qualname(base.value) in _AUTOGRAD_FUNCTIONS for base in owner.bases)
+                and _is_autograd_function(ctx, owner)
             ):
                 return True
     return False
@@ -254,21 +254,29 @@ def _member_of(node: cst.BaseExpression, owner: str) -> bool:
 
 def _in_autograd_function(ctx: FileContext) -> bool:
     owner = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
-    return owner is not None and any(ctx.qualname(base.value) in _AUTOGRAD_FUNCTIONS for base in owner.bases)
+    return owner is not None and _is_autograd_function(ctx, owner)
+
+
+def _is_autograd_function(ctx: FileContext, owner: cst.ClassDef) -> bool:
+    return any(ctx.qualname(base.value) in _AUTOGRAD_FUNCTIONS for base in owner.bases)
 
 
 def only_amends_a_raise(branch: cst.If, block: cst.CSTNode) -> bool:
     """``if x.requires_grad: msg += " hint"`` followed by ``raise ...(msg)``: the branch only adds to
     the message of the error raised right after it, in the block holding it, so it routes nothing."""
     statements = _small_statements(branch.body)
-    bound = {
-        name.value
+    targets = [
+        target
         for statement in statements
-        if isinstance(statement, cst.Assign | cst.AugAssign)
-        for target in (statement.targets if isinstance(statement, cst.Assign) else (statement,))
-        for name in (target.target,)
-        if isinstance(name, cst.Name)
-    }
+        for target in (
+            [t.target for t in statement.targets]
+            if isinstance(statement, cst.Assign)
+            else [statement.target]
+            if isinstance(statement, cst.AugAssign)
+            else []
+        )
+    ]
+    bound = {target.value for target in targets if isinstance(target, cst.Name)}
     if not statements or len(bound) != len(statements) or branch.orelse is not None:
         return False
     if not isinstance(block, cst.IndentedBlock | cst.Module):
