@@ -19,6 +19,9 @@ _COMPILERS = (
     "torch.jit.trace_module",
     "torch.jit.script_method",
     "torch.jit.freeze",
+    "torch.jit.optimize_for_inference",
+    "torch.jit.CompilationUnit",
+    "torch.jit.script_if_tracing",
     "torch.export.export",
     "torch.fx.symbolic_trace",
     "torch.onnx.export",
@@ -39,7 +42,11 @@ _COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor", "torch.compiler")
 #: Queries that only ask whether code is being compiled or exported; eager code may ask them freely.
 _QUERY_PREFIX = "is_"
 #: Compilers whose removal leaves a function returning the same values.
-_EAGER_EQUIVALENT = frozenset({"torch.compile", "torch.jit.script", "torch.jit.script_method"})
+_EAGER_EQUIVALENT = frozenset(
+    {"torch.compile", "torch.jit.script", "torch.jit.script_method", "torch.jit.script_if_tracing"}
+)
+#: What a compiler does, where "compiles or captures a graph" would say more than is true of every call.
+_EFFECTS = {"torch.jit.script_if_tracing": "scripts the function whenever it is traced"}
 
 
 class Compilation(Rule):
@@ -58,7 +65,9 @@ class Compilation(Rule):
     use_instead = "def warp(volume): ...  # eager, benchmarked as such"
     notes = (
         "Matches the qualified name however it was imported: `torch.compile`, TorchScript "
-        "(`torch.jit.script`, `trace`, `freeze`...), `torch.export.export`, `torch.fx.symbolic_trace`, "
+        "(`torch.jit.script`, `trace`, `freeze`, `optimize_for_inference`, `CompilationUnit`, and "
+        "`script_if_tracing`, which turns a traced caller's call into a scripted graph), "
+        "`torch.export.export`, `torch.fx.symbolic_trace`, "
         "`torch.onnx.export`, every member of the public `torch.compiler` API (`reset`, "
         "`load_compiled_function`, `disable`...) and of `torch._dynamo`/`torch._inductor` (imports "
         "included), and third-party compilers where their import resolves (`torch_tensorrt.compile`, "
@@ -78,8 +87,9 @@ class Compilation(Rule):
     )
     fix = "safe"
     fix_safety = (
-        "A `@torch.compile`, `@torch.jit.script` or `@torch.jit.script_method` decorator is deleted, "
-        "and `torch.compile(fn, ...)` or `torch.jit.script(fn)` is replaced by `fn`: the function then "
+        "A `@torch.compile`, `@torch.jit.script`, `@torch.jit.script_method` or "
+        "`@torch.jit.script_if_tracing` decorator is deleted, and `torch.compile(fn, ...)`, "
+        "`torch.jit.script(fn)` or `torch.jit.script_if_tracing(fn)` is replaced by `fn`: the function then "
         "runs eagerly and returns the same values, which is what the contract measures. Tracing, "
         "export and dynamo calls have no fix: they take example inputs or change what is returned."
     )
@@ -149,6 +159,24 @@ class Compilation(Rule):
         ),
         Invalid("from torch import jit\ng = jit.script(f)\n", ((2, 5),), fixed="from torch import jit\ng = f\n"),
         Invalid("import torch\ng = torch.jit.trace(f, example)\n", ((2, 5),)),
+        Invalid(  # scripting under tracing: by attribute, imported by name, and through an alias
+            "import torch\n@torch.jit.script_if_tracing\ndef f(x):\n    return x\n",
+            ((2, 2),),
+            fixed="import torch\ndef f(x):\n    return x\n",
+        ),
+        Invalid(
+            "from torch.jit import script_if_tracing\n@script_if_tracing\ndef f(x):\n    return x\n",
+            ((2, 2),),
+            fixed="from torch.jit import script_if_tracing\ndef f(x):\n    return x\n",
+        ),
+        Invalid(
+            "import torch.jit as tj\ndef f(x):\n    return x\ng = tj.script_if_tracing(f)\n",
+            ((4, 5),),
+            fixed="import torch.jit as tj\ndef f(x):\n    return x\ng = f\n",
+        ),
+        Invalid(
+            "import torch\nm = torch.jit.optimize_for_inference(torch.jit.script(model))\n", ((2, 5), (2, 38))
+        ),
         Invalid("import functools, torch as T\ng = functools.partial(T.compile, f)\n", ((2, 23),)),
         Invalid("import torch._dynamo\n", ((1, 8),)),
         Invalid("import torch\ntorch._dynamo.reset()\n", ((2, 1),)),
@@ -178,7 +206,7 @@ class Compilation(Rule):
         elif qualname in _COMPILERS:
             if _asked_whether_callable(self.ctx):
                 return
-            effect = "compiles or captures a graph"
+            effect = _EFFECTS.get(qualname, "compiles or captures a graph")
             self.report(node, fix=_eager_fix(self.ctx, node, qualname), what=qualname, effect=effect)
         elif is_torch_name(qualname, *_COMPILER_PACKAGES) and not self._is_query(qualname):
             self.report(node, what=_member_of(qualname), effect="belongs to the compiler stack")

@@ -8,7 +8,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.bookkeeping import only_raises, only_reports
+from torchperf_lint.toolkit.bookkeeping import is_report, only_raises, only_reports
 from torchperf_lint.toolkit.matching import (
     is_non_cpu_device_string,
     is_reference,
@@ -43,6 +43,9 @@ _INTROSPECTION = frozenset(
     driver_allocated_memory recommended_max_memory
     manual_seed manual_seed_all seed seed_all initial_seed""".split()
 )
+#: Queries that start nothing: shown to a reader, they describe the machine. (``current_device()``
+#: initialises CUDA, after which code that asks ``is_initialized()`` takes the device route.)
+_SHOWN_QUERIES = frozenset({"device_count", "is_available", "is_initialized", "is_built"})
 _MOVES, _NAMES, _TESTS, _USES = (
     "moves work to a non-CPU device",
     "names a non-CPU device",
@@ -81,12 +84,17 @@ class DeviceRoute(Rule):
         'a `{"device": ...}` dict entry) or as the default of a parameter named for a device; comparisons with '
         'one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local holding a device '
         'type or a name or attribute that says it holds a device (`device == "cuda"`, `"cuda" in '
-        'self.device`), and `!= "cpu"` tests whose branch '
+        'self.device`), and `!= "cpu"` tests (alone or as one part of an `and` chain) whose branch '
         "does more than fall back to the CPU; the `is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, "
         "`torch.mps`, `torch.xpu` and `torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda "
         "or x.is_mps` is reported once. Where the line is: a finding says something true about a route, so a "
         "device mentioned without choosing or moving work is left alone: memory housekeeping and hardware "
-        "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a report) and "
+        "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a report), "
+        "a query that starts nothing "
+        "(`device_count()`, `is_available()`) read only to be shown, inside an f-string of prose or "
+        "an argument of `print`, a logger or `warnings.warn` "
+        '(`print(f"{torch.cuda.device_count()} GPUs")`; '
+        "`current_device()` initialises CUDA and is still flagged), and "
         "seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
         "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only raises, "
         "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
@@ -135,6 +143,14 @@ class DeviceRoute(Rule):
         "import torch\ny = x.to(f'{device}')\nname = f'cuda is {state}'\n",
         "import torch\ndef report():\n    torch.cuda.empty_cache()\n"
         "    return {'gpu': torch.cuda.get_device_name(0)}\n",
+        # device queries only shown to a reader: in prose, a logger's argument, a warning
+        "import torch\ndef f():\n    print(f'{torch.cuda.device_count()} GPUs are available')\n",
+        "import logging\nfrom torch.cuda import device_count\nlog = logging.getLogger(__name__)\n"
+        "def f():\n    log.info('CUDA devices: ' + str(device_count()))\n",
+        "import torch, warnings\ndef f(x):\n"
+        "    warnings.warn('{} devices idle'.format(torch.cuda.device_count()))\n",
+        "import torch\ndef f(x, fast):\n    if fast and x.device.type != 'cpu':\n        x = x.cpu()\n"
+        "    return g(x)\n",
         "import torch\nfrom torch import cuda\ndef seed_everything(seed):\n    torch.manual_seed(seed)\n"
         "    torch.cuda.manual_seed_all(seed)\n    cuda.manual_seed(seed)\n",
         "import torch\ndef f(x: 'torch.cuda.FloatTensor') -> torch.cuda.FloatTensor:\n    return x\n",
@@ -246,6 +262,28 @@ class DeviceRoute(Rule):
             "    return plain(x)\n",
             ((3, 8),),
         ),
+        Invalid(  # shown in a log, but asking for the current device initialises CUDA
+            "import logging, torch\nlog = logging.getLogger(__name__)\n"
+            "log.info('Active device: GPU' + str(torch.cuda.current_device()))\n",
+            ((3, 37),),
+        ),
+        Invalid(  # one part of an ``and`` chain: directly, through a local, on an attribute naming a device
+            "import torch\ndef f(x, fast):\n    if fast and x.device.type != 'cpu':\n        return fused(x)\n"
+            "    return plain(x)\n",
+            ((3, 17),),
+        ),
+        Invalid(
+            "import torch\ndef f(x, fast):\n    kind = x.device.type\n"
+            "    if fast and kind != 'cpu' and x.ndim == 5:\n        y = fused(x)\n"
+            "    else:\n        y = plain(x)\n    return y\n",
+            ((4, 17),),
+        ),
+        Invalid(
+            "import torch\nclass P:\n    def run(self, x):\n        if self.on_device and self.device != 'cpu':\n"
+            "            try:\n                return self.fused(x)\n            except RuntimeError:\n"
+            "                pass\n        return self.plain(x)\n",
+            ((4, 31),),
+        ),
         Invalid(
             "import torch\ndef f(x):\n    if torch.cuda.get_device_capability()[0] >= 8:\n"
             "        return fused(x)\n"
@@ -342,12 +380,13 @@ class DeviceRoute(Rule):
         (raise, warn, or move the input with ``.cpu()``/``.to("cpu")``): a non-CPU route."""
         negated = all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons)
         names_cpu = any(string_value(o) == "cpu" or _names_cpu_only(o) for o in operands)
-        statement = self.ctx.ancestors[-2] if len(self.ctx.ancestors) > 1 else None
+        above = [a for a in reversed(self.ctx.ancestors[:-1]) if not isinstance(a, cst.BooleanOperation)]
+        statement = above[0] if above else None
         return (
             negated
             and names_cpu
             and isinstance(statement, cst.If)
-            and statement.test is node
+            and any(part is node for part in _conjuncts(statement.test))
             and not _falls_back_to_cpu(statement.body)
         )
 
@@ -358,7 +397,8 @@ class DeviceRoute(Rule):
             return
         if is_torch_name(qualname, *_DEVICE_MODULES):
             member = (qualname or "").rpartition(".")[2]
-            if member in _INTROSPECTION and not _in_test(self.ctx.ancestors):
+            shown = member in _SHOWN_QUERIES and _only_shown(ctx.ancestors)
+            if (member in _INTROSPECTION or shown) and not _in_test(ctx.ancestors):
                 return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
         elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.imports_torch:
@@ -369,7 +409,11 @@ class DeviceRoute(Rule):
         if node.value not in self.ctx.imported_names:  # any other bare name has no qualified name
             return
         qualname = self.ctx.qualname(node)
-        if is_torch_name(qualname, *_DEVICE_MODULES) and is_reference(self.ctx, node):
+        if not is_torch_name(qualname, *_DEVICE_MODULES) or not is_reference(self.ctx, node):
+            return
+        member = (qualname or "").rpartition(".")[2]
+        shown = member in _SHOWN_QUERIES and _only_shown(self.ctx.ancestors)
+        if not (shown and not _in_test(self.ctx.ancestors)):
             self._report(node, qualname or "", _USES)
 
 
@@ -478,6 +522,31 @@ def _arms_only_reject(branch: cst.If) -> bool:
         or (isinstance(orelse, cst.If) and _arms_only_reject(orelse))
     )
     return rest and _only_rejects(branch.body)
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The parts of an ``and`` chain, each of which holds whenever the branch runs: ``fast`` and
+    ``device != "cpu"`` in ``if fast and device != "cpu":``; the test itself otherwise."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
+
+
+def _only_shown(ancestors: list[cst.CSTNode]) -> bool:
+    """The visited node is read only to be shown to someone: inside an f-string of prose
+    (``f"{torch.cuda.device_count()} GPUs found"``) or an argument of a printing, logging or warning
+    call (``logger.info("devices: " + str(device_count()))``). A bare word such as
+    ``f"cuda:{torch.cuda.current_device()}"`` can name a device, so it is not prose."""
+    child = ancestors[-1]
+    for node in reversed(ancestors[:-1]):
+        if isinstance(node, cst.FormattedString) and _is_text(node):
+            return True
+        if isinstance(node, cst.Call) and child is not node.func and is_report(node):
+            return True
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
 
 
 def _is_assignment_target(ancestors: list[cst.CSTNode]) -> bool:

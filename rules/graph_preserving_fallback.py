@@ -61,7 +61,8 @@ class GraphPreservingFallback(Rule):
         "or an attribute bound to such a read, alone or folded with other conditions (`needs = "
         "x.requires_grad and training` then `if needs:`), or through a project function that returns "
         "one (`if _needs_graph(x):`, in this file or another module); and a branch on a parameter named "
-        "for autograd (`requires_grad`, `differentiable`, `need_grad`), or a local folded from one, in a "
+        "for autograd (`requires_grad`, `differentiable`, `need_grad`, or against it: `no_grad`, "
+        "`track_grads`), or a local folded from one, in a "
         "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`), unless it only "
         "fills in a default (`if requires_grad is None:`); `self.requires_grad` of a class that is no "
         "tensor (a module keeping its constructor's `requires_grad=` argument) counts as such a setting. "
@@ -251,6 +252,17 @@ class GraphPreservingFallback(Rule):
             "    grad_route = differentiable and x.is_floating_point()\n"
             "    return slow(x) if grad_route else fast(x.detach())\n",
             ((4, 23),),
+        ),
+        Invalid(  # a flag asking to skip gradients picks the route as well: directly and through a local
+            "import torch\nclass FID:\n    def features(self, x, no_grad=True):\n        if no_grad:\n"
+            "            with torch.no_grad():\n                return self.net(x)\n"
+            "        else:\n            return self.net(x)\n",
+            ((4, 12),),
+        ),
+        Invalid(
+            "import torch\ndef embed(net, x, track_grads: bool, train: bool):\n    keep = track_grads and train\n"
+            "    if not keep:\n        x = x.detach()\n        return net(x).detach()\n    return net(x)\n",
+            ((4, 12),),
         ),
         Invalid(  # the flag read by name, in a conditional expression, a local and a helper
             "import torch\ndef mul_(x, y):\n"

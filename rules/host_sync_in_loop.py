@@ -90,7 +90,9 @@ class HostSyncInLoop(Rule):
         "of an `if`/`else`, `with`, `try` or `match`, and no `continue` after it takes the loop round again, "
         "or under a test that picks one pass by the loop's own counter (`if i == 0:` in `for i, y in "
         "enumerate(ys)`, the counter unchanged by the body); a read that decides when its loop stops from "
-        "state the loop carries from one pass to the next (a `while` test on values the body recomputes, "
+        "state the loop carries from one pass to the next (names it rebinds from their earlier values, and "
+        "objects it changes in place: `torch.norm(r, out=n)`, `r.sub_(c)`, `q[k + 1] = r`; "
+        "a `while` test on values the body recomputes, "
         "`changed = bool(...)` under `while changed:`, an `if` with a way out of the loop on a convergence "
         "test, or a scalar read into a name such a test reads through assignments, `error = ....item()` "
         "then `if error < tol: break`), since that value does not exist before the loop and cannot be "
@@ -160,6 +162,23 @@ class HostSyncInLoop(Rule):
         "    return np.zeros(n), np.ones(n)\ndef f(ts, n):\n    for t in ts:\n        while True:\n"
         "            lo, hi = pick(n)\n            if (lo < hi).all():\n                break\n"
         "        print(lo.tolist())\n",
+        # values torch returns that are no tensors: a loaded checkpoint's keys, a broadcast shape
+        "import torch\ndef load(self, path):\n    sd = torch.load(path)['teacher']\n    out = {}\n"
+        "    for k, v in sd.items():\n        key = k.replace('backbone.', '')\n"
+        "        if self.channels != 1 and key == 'proj.weight':\n            v = v.repeat(1, 3, 1, 1)\n"
+        "        out[key] = v\n    return out\n",
+        "import torch\ndef f(ops):\n    shape = torch.broadcast_shapes(*[o.shape for o in ops])\n"
+        "    return [o.expand(shape) if o.shape != shape else o for o in ops]\n",
+        # a convergence test on objects the body changes in place: through ``out=``, an in-place
+        # method on an indexed row, and an in-place method on the name the test reads
+        "import torch\ndef f(sol, upd, n_upd, n_sol, tol, n):\n    for i in range(n):\n        step(sol, upd)\n"
+        "        torch.norm(upd, dim=-2, out=n_upd)\n        torch.norm(sol, dim=-2, out=n_sol)\n"
+        "        conv = n_upd.div(n_sol).mean().item()\n        if conv < tol:\n            break\n",
+        "import torch\ndef f(q, matmul, n):\n    for k in range(1, n):\n        r = matmul(q[k])\n"
+        "        beta = r.norm(dim=-1)\n        q[k + 1].copy_(r / beta)\n"
+        "        if torch.sum(beta > 1e-6) == 0:\n            break\n",
+        "import torch\ndef f(res, tol, n):\n    for k in range(n):\n        res.sub_(update(res))\n"
+        "        if k >= 10 and bool(res.norm() < tol):\n            break\n",
         # a read flowing into a test that ends the loop, from state the loop carries
         "import torch\ndef f(k, step, eps):\n    for _ in range(50):\n        previous = k\n        k = step(k)\n"
         "        error = (k - previous).abs().max().item()\n        if error < eps:\n            break\n"

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchperf_lint.fixes import PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.matching import method_name, positional, string_value
+from torchperf_lint.toolkit.matching import method_name, positional, string_value, walk
 
 _SETTERS = frozenset({"torch.set_num_threads", "torch.set_num_interop_threads"})
+#: Calls that read the command line: a function making them is an application's entry point.
+_COMMAND_LINE_METHODS = frozenset({"parse_args", "parse_known_args"})
+#: Decorators that turn a function into a command (``@click.command()``, ``@app.command()``,
+#: ``@hydra.main(...)``).
+_COMMAND_DECORATORS = frozenset({"command", "main"})
 THREAD_VARIABLES = frozenset(
     {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"}
 )
@@ -35,7 +41,11 @@ class ThreadSetting(Rule):
         "names that include one (`for env in ('MKL_NUM_THREADS', 'OMP_NUM_THREADS'): os.environ[env] = "
         "n`). Ignored by default in "
         "`bench*.py` files and `bench/`, `benchmarks/` folders (the default `per-file-ignores`), which "
-        "set thread counts on purpose."
+        "set thread counts on purpose. Exempt everywhere: an application's entry point, which is where "
+        'thread counts belong: the `if __name__ == "__main__":` block, and a function that reads the '
+        "command line (it calls `parse_args()`/`parse_known_args()` or reads `sys.argv`) or is made a "
+        "command by a decorator (`@click.command()`, `@app.command()`, `@hydra.main(...)`). A function "
+        "handed arguments parsed elsewhere (`def run(args):`) is library code and is still flagged."
     ) + test_files("tests pin thread counts to make results and timings reproducible, as benchmarks do")
     options = (
         "- `per-file-ignores` / `extend-per-file-ignores`: the default exempts `bench*.py`, `bench/`, "
@@ -49,6 +59,15 @@ class ThreadSetting(Rule):
         "import os\nthreads = os.environ.get('OMP_NUM_THREADS')\n",
         "import os\ndef init(paths):\n    for key in ('HOME', 'TMPDIR'):\n        os.environ[key] = paths[key]\n",
         "import os\ndef init(env, n):\n    for key in env:\n        os.environ[key] = str(n)\n",
+        # an application's entry point: the main block, a function parsing the command line, a command
+        "import os, torch\nif __name__ == '__main__':\n    os.environ['MKL_NUM_THREADS'] = '1'\n"
+        "    torch.set_num_interop_threads(1)\n",
+        "import argparse, torch\ndef main():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('-t', type=int)\n    args = parser.parse_args()\n"
+        "    torch.set_num_threads(args.t)\n",
+        "import sys, torch\ndef main():\n    torch.set_num_threads(int(sys.argv[1]))\n",
+        "import click, torch\n@click.command()\n@click.option('--threads', type=int)\ndef run(threads):\n"
+        "    torch.set_num_threads(threads)\n",
     )
     invalid = (
         Invalid("import torch\ntorch.set_num_threads(1)\n", ((2, 1),)),
@@ -61,7 +80,20 @@ class ThreadSetting(Rule):
         ),
         Invalid("from os import environ\nenviron.setdefault('MKL_NUM_THREADS', '2')\n", ((2, 1),)),
         Invalid("import os\nos.environ.update(OPENBLAS_NUM_THREADS='1')\n", ((2, 1),)),
+        Invalid(  # arguments parsed elsewhere, and a helper nested in an entry point that only defines it
+            "import torch\ndef run(args):\n    torch.set_num_threads(args.threads)\n", ((3, 5),)
+        ),
+        Invalid(
+            "import argparse, torch\ndef main():\n    def pin(n):\n        torch.set_num_threads(n)\n"
+            "    args = argparse.ArgumentParser().parse_args()\n    return pin\n",
+            ((4, 9),),
+        ),
     )
+
+    def report(self, node: cst.CSTNode, fix: PendingFix | None = None, **fields: str) -> None:
+        """Every setting is reported the same way, unless it sits in the application's entry point."""
+        if not _in_entry_point(self.ctx):
+            super().report(node, fix, **fields)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualname = self.ctx.qualname(node.func)
@@ -121,3 +153,38 @@ class ThreadSetting(Rule):
                 if any(string_value(key) in THREAD_VARIABLES for key in keys):
                     return True
         return False
+
+
+def _in_entry_point(ctx) -> bool:
+    """Inside ``if __name__ == "__main__":``, or in a function that reads the command line or is a
+    command: the application's own start, which decides the process's thread counts."""
+    function = ctx.enclosing_function()
+    if function is not None:
+        return _reads_command_line(ctx, function) or any(_makes_command(d.decorator) for d in function.decorators)
+    return any(isinstance(node, cst.If) and _is_main_test(node.test) for node in ctx.ancestors)
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    return (
+        isinstance(test.comparisons[0].operator, cst.Equal)
+        and any(isinstance(side, cst.Name) and side.value == "__name__" for side in sides)
+        and any(string_value(side) == "__main__" for side in sides)
+    )
+
+
+def _reads_command_line(ctx, function: cst.FunctionDef) -> bool:
+    """The function's own body (not a nested def) calls ``parse_args()`` or reads ``sys.argv``."""
+    for node in walk(function.body, into_functions=False):
+        if isinstance(node, cst.Call) and method_name(node) in _COMMAND_LINE_METHODS:
+            return True
+        if isinstance(node, cst.Attribute) and ctx.qualname(node) == "sys.argv":
+            return True
+    return False
+
+
+def _makes_command(decorator: cst.BaseExpression) -> bool:
+    func = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return isinstance(func, cst.Attribute) and func.attr.value in _COMMAND_DECORATORS

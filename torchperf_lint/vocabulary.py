@@ -91,5 +91,8 @@ def validator_properties(name: str) -> frozenset[str]:
 
 
 #: A name that says its value is the caller's wish for gradients (``requires_grad``, ``need_grad``,
-#: ``differentiable``, ``grad_enabled``).
-GRAD_FLAG_NAME = re.compile(r"requires?_grad|needs?_grad|grad_enabled|differentiable", re.IGNORECASE)
+#: ``differentiable``, ``grad_enabled``), or against them (``no_grad``, ``with_grad``, ``track_grads``).
+GRAD_FLAG_NAME = re.compile(
+    r"requires?_grad|needs?_grad|grad_enabled|differentiable|(?:^|_)(?:no|with|track|keep|compute)_grads?(?:$|_)",
+    re.IGNORECASE,
+)

@@ -297,7 +297,7 @@ def only_reports(body: cst.BaseSuite) -> bool:
     (``warnings.warn``, ``logger.warning``, ``logger.info``, ``print``), after binding at most the
     names those calls use."""
     statements = _small_statements(body)
-    reports = [s for s in statements if isinstance(s, cst.Expr) and _is_report(s.value)]
+    reports = [s for s in statements if isinstance(s, cst.Expr) and is_report(s.value)]
     if not reports:
         return False
     used = {n.value for report in reports for n in walk(report) if isinstance(n, cst.Name)}
@@ -311,7 +311,8 @@ def only_reports(body: cst.BaseSuite) -> bool:
     )
 
 
-def _is_report(value: cst.BaseExpression) -> bool:
+def is_report(value: cst.BaseExpression) -> bool:
+    """A call of a warning, logging or printing function: it tells someone something."""
     if not isinstance(value, cst.Call):
         return False
     func = value.func

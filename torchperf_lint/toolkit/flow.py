@@ -229,11 +229,14 @@ def excludes(earlier: Sequence[cst.CSTNode], later: Sequence[cst.CSTNode]) -> bo
 
 class LoopState:
     """What a loop carries from one pass to the next: the names its body binds that are read before
-    they are bound in a pass (or read by a ``while`` test), and what each bound name is computed from."""
+    they are bound in a pass (or read by a ``while`` test), the objects it changes in place
+    (``r.sub_(c)``, ``q[k + 1].copy_(r)``, ``torch.norm(r, out=n)``, ``q[k] = r``), which keep their
+    new values for the next pass, and what each bound name is computed from."""
 
     def __init__(self, loop: cst.For | cst.While) -> None:
         self.bound: set[str] = set()
         self.read_first: set[str] = set()
+        self.changed_in_place: set[str] = set()
         #: name -> names read to compute it, over every binding of it in the body
         self.sources: dict[str, set[str]] = {}
         #: names read by a test that can end the loop: its ``while`` test, or an ``if`` with a way out
@@ -244,7 +247,7 @@ class LoopState:
         self._suite(loop.body)
         if isinstance(loop, cst.While):
             self._read(loop.test)
-        self.carried = self.bound & self.read_first
+        self.carried = (self.bound & self.read_first) | self.changed_in_place
         self._feeding_stop: set[str] | None = None
 
     def feeds_stop(self, names: set[str]) -> bool:
@@ -294,6 +297,7 @@ class LoopState:
                 self._compound(statement)
 
     def _small(self, node: cst.CSTNode) -> None:
+        self._note_in_place(node)
         if isinstance(node, cst.Assign):
             sources = self._read(node.value)
             for target in node.targets:
@@ -309,9 +313,29 @@ class LoopState:
             self._read(node)
 
     def _read_subscripts(self, target: cst.BaseExpression) -> None:
-        """``y[i] = v`` reads ``y`` and ``i``; it binds nothing."""
+        """``y[i] = v`` reads ``y`` and ``i``; it binds nothing, and changes ``y`` in place."""
         if isinstance(target, cst.Subscript | cst.Attribute):
             self._read(target)
+            root = _plain_root(target)
+            if root is not None:
+                self.changed_in_place.add(root)
+
+    def _note_in_place(self, statement: cst.CSTNode) -> None:
+        """The names whose objects a statement changes through an in-place method or an ``out=``."""
+        for node in walk(statement):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            method = func.attr.value if isinstance(func, cst.Attribute) else ""
+            if method.endswith("_") and not method.startswith("_"):
+                root = _plain_root(func.value)  # type: ignore[attr-defined]
+                if root is not None:
+                    self.changed_in_place.add(root)
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value == "out":
+                    root = _plain_root(arg.value)
+                    if root is not None:
+                        self.changed_in_place.add(root)
 
     def _compound(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.If):
@@ -349,6 +373,16 @@ class LoopState:
                 self._suite(node.orelse.body)
             if node.finalbody is not None:
                 self._suite(node.finalbody.body)
+
+
+def _plain_root(node: cst.BaseExpression) -> str | None:
+    """``q`` for ``q``, ``q[k + 1]`` or ``q[k].T``: the local an indexed or attribute chain starts
+    from; None for ``self.x`` (an object's attribute is no local the loop's tests read by name)."""
+    while isinstance(node, cst.Subscript | cst.Attribute):
+        node = node.value
+    if isinstance(node, cst.Name) and node.value not in ("self", "cls"):
+        return node.value
+    return None
 
 
 def exits_loop(branch: cst.If, kinds: tuple[type, ...] = _LEAVING) -> bool:

@@ -22,7 +22,7 @@ import libcst as cst
 from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.functions import class_methods, module_functions
-from torchperf_lint.toolkit.matching import int_value, is_literal, isinstance_test
+from torchperf_lint.toolkit.matching import int_value, is_literal, isinstance_test, string_value
 from torchperf_lint.toolkit.traversal import children
 from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, TENSOR_TYPES
 
@@ -51,12 +51,15 @@ _TENSOR_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", 
 _NOT_TENSOR_PREFIXES = ("is_", "get_", "set_", "use_", "are_", "manual_seed", "promote_types", "result_type")
 _NOT_TENSOR_FUNCTIONS = frozenset(
     "device dtype Size finfo iinfo Generator no_grad enable_grad inference_mode set_grad_enabled autocast "
-    "numel typename compile jit cuda backends equal allclose".split()
+    "numel typename compile jit cuda backends equal allclose load save broadcast_shapes initial_seed seed "
+    "can_cast".split()
 )
 #: Tensor methods whose result is a Python value, or no tensor at all.
 _NOT_TENSOR_METHODS = frozenset(
     "item tolist numpy dim ndimension size numel nelement stride storage_offset data_ptr element_size "
     "equal get_device untyped_storage storage type backward register_hook".split()
+) | frozenset(  # methods tensors do not have: a value that has them was never a tensor
+    "items keys values get replace startswith endswith format join lower upper strip".split()
 )
 _NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
 #: Methods only pandas objects have: a chain through one is no tensor, whatever its receiver was.
@@ -382,10 +385,15 @@ class _Evaluator:
         return TENSOR if TENSOR in sides else ARRAY if ARRAY in sides else None
 
     def _subscript(self, node: cst.Subscript) -> Kind:
-        """Indexing a tensor or array gives one; an element of an annotated list or tuple its item."""
+        """Indexing a tensor or array gives one (a string key means the value was a mapping after
+        all); an element of an annotated list or tuple its item."""
         base = self.kind(node.value)
         if not isinstance(base, tuple):
-            return base
+            keyed = any(
+                isinstance(part.slice, cst.Index) and string_value(part.slice.value) is not None
+                for part in node.slice
+            )
+            return None if keyed and base == TENSOR else base
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
         index = node.slice[0].slice.value
