@@ -74,7 +74,9 @@ class AutogradRecording(Rule):
         "`need_grad`, `differentiable`) or a local read from the inputs' `requires_grad`; restoring a saved "
         "grad mode, `torch.set_grad_enabled(prev)` where `prev` (a name, also one a nested function "
         "reads, or an attribute such as `self.prev`) was bound to `torch.is_grad_enabled()` in the same "
-        "file, which puts back what the caller had rather than turning recording on."
+        "file, which puts back what the caller had rather than turning recording on. Methods "
+        "(`.requires_grad_()`, `.backward()`) are matched in files that import torch or a module of the "
+        "same project that does (a file working on the project's own tensor subclass need not name torch)."
     ) + test_files(
         "tests call `.backward()` and set `requires_grad` on their inputs to prove a result can feed "
         "training, which is what a kernel's callers do, not the kernel"
@@ -211,7 +213,7 @@ class AutogradRecording(Rule):
                 self.report(
                     requires, what="requires_grad=True", effect="makes torch record autograd for this tensor"
                 )
-        if qualname is None and ctx.imports_torch:
+        if qualname is None and ctx.reaches_torch:
             self._check_method(node)
 
     def _passes_flag_along(self) -> bool:
@@ -393,7 +395,7 @@ class AutogradRecording(Rule):
         return found  # type: ignore[return-value]
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not (self.ctx.imports_torch and is_literal(node.value, "True")) or self._passes_flag_along():
+        if not (self.ctx.reaches_torch and is_literal(node.value, "True")) or self._passes_flag_along():
             return
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":

@@ -46,10 +46,11 @@ _INTROSPECTION = frozenset(
 #: Queries that start nothing: shown to a reader, they describe the machine. (``current_device()``
 #: initialises CUDA, after which code that asks ``is_initialized()`` takes the device route.)
 _SHOWN_QUERIES = frozenset({"device_count", "is_available", "is_initialized", "is_built"})
-_MOVES, _NAMES, _TESTS, _USES = (
+_MOVES, _NAMES, _TESTS, _SPLITS, _USES = (
     "moves work to a non-CPU device",
     "names a non-CPU device",
     "tests for a non-CPU device",
+    "sends every other device down another branch",
     "uses a non-CPU device backend",
 )
 #: Text a call could take as a device or backend name, rather than prose for a reader.
@@ -59,6 +60,7 @@ _CONDITION_PARTS = (
     cst.BooleanOperation,
     cst.UnaryOperation,
     cst.Comparison,
+    cst.ComparisonTarget,
     cst.Call,
     cst.Attribute,
     cst.Subscript,
@@ -79,16 +81,22 @@ class DeviceRoute(Rule):
     use_instead = "out = F.grid_sample(volume, grid)  # the caller owns placement"
     notes = (
         'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`, also as '
-        "an arm of a conditional expression: `'cuda' if gpus else 'cpu'`) given to `.to(...)`, "
+        "an arm of a conditional expression: `'cuda' if gpus else 'cpu'`; torch's device types and the names "
+        'out-of-tree backends use, such as `"npu"`, `"tpu"`, `"neuron"` or `"musa"`) given to `.to(...)`, '
         "`torch.device(...)`, `torch.autocast(...)`, a `device=`/`device_type=`/`use_device=` keyword (also as "
-        'a `{"device": ...}` dict entry) or as the default of a parameter named for a device; comparisons with '
-        'one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local holding a device '
-        'type or a name or attribute that says it holds a device (`device == "cuda"`, `"cuda" in '
-        'self.device`), and `!= "cpu"` tests (alone or as one part of an `and` chain) whose branch '
-        "does more than fall back to the CPU; the `is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, "
-        "`torch.mps`, `torch.xpu` and `torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda "
-        "or x.is_mps` is reported once. Where the line is: a finding says something true about a route, so a "
-        "device mentioned without choosing or moving work is left alone: memory housekeeping and hardware "
+        'a `{"device": ...}` dict entry), as the default of a parameter named for a device, or bound to a '
+        "name or attribute named for one (`device = 'cuda:0' if gpu else 'cpu'`, `self.device = 'mps'`); "
+        'comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local '
+        'holding a device type or a name or attribute that says it holds a device (`device == "cuda"`, '
+        '`"cuda" in self.device`); `!= "cpu"` tests (alone or as one part of an `and` chain) whose branch '
+        'does more than fall back to the CPU, and `== "cpu"` tests whose `else` or `elif` does (an `elif` '
+        "that names a device is reported itself); the "
+        "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
+        "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` and "
+        "`a.is_cuda != b.is_cuda` are each reported once, and so is "
+        "`'cuda' if torch.cuda.is_available() else 'cpu'`. Where the line is: a finding says something "
+        "true about a route, so a device mentioned without choosing or moving work is left alone: memory "
+        "housekeeping and hardware "
         "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a report), "
         "a query that starts nothing "
         "(`device_count()`, `is_available()`) read only to be shown, inside an f-string of prose or "
@@ -96,7 +104,8 @@ class DeviceRoute(Rule):
         '(`print(f"{torch.cuda.device_count()} GPUs")`; '
         "`current_device()` initialises CUDA and is still flagged), and "
         "seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
-        "`torch.manual_seed(seed)`) outside a condition; annotations; a test whose branch only raises, "
+        "`torch.manual_seed(seed)`), except in the test of an `if`, `while` or conditional expression, "
+        "where the value picks what runs; annotations; a test whose branch only raises, "
         "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
         "`assert` (it refuses a device: the route stays on the CPU); "
         "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
@@ -105,7 +114,8 @@ class DeviceRoute(Rule):
         "Exempt too: a `device` threaded through (`device=x.device`, `device=device`), `x.to(torch.float32)`, "
         '`.to(dtype=...)` and `"cpu"`, which keep work where the caller put it. Test files are not exempt: '
         "tests compare against other CPU backends (NumPy, SciPy, OpenCV), and a CUDA test is a device route "
-        "the contract rules out."
+        "the contract rules out. Methods, flags, keywords and comparisons are matched in files that import "
+        "torch or a module of the same project that does."
     )
     fix = UNSAFE
     fix_safety = (
@@ -163,6 +173,11 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x):\n    kind = x.device.type\n    if kind != 'cpu':\n"
         "        x = x.cpu()\n    return x\n",
         "import torch\ndef f(x, device='cpu', dtype='float32'):\n    return x.to(device)\n",
+        "import torch\ndef f(x):\n    device = 'cpu'\n    self_device = x.device\n    name = 'cuda'\n"
+        "    return x.to(device), name\n",
+        "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        x = x.contiguous()\n    return x\n",
+        "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        return plain(x)\n    else:\n"
+        "        raise ValueError('CPU tensors only')\n",
     )
     invalid = (
         Invalid(  # a device attribute tested for a substring picks the autocast device
@@ -290,6 +305,47 @@ class DeviceRoute(Rule):
             "    return plain(x)\n",
             ((3, 8),),
         ),
+        Invalid(  # a device picked once and handed on: a local, an attribute, an annotated name
+            "import torch\ndef load(model, use_gpu):\n    device = 'cuda:0' if use_gpu else 'cpu'\n"
+            "    return model.to(device)\n",
+            ((3, 14),),
+        ),
+        Invalid(
+            "import torch\nclass Runner:\n    def __init__(self):\n        self.device = 'mps'\n"
+            "        self.device_type: str = 'npu'\n",
+            ((4, 23), (5, 33)),
+        ),
+        Invalid(  # the names out-of-tree backends go by
+            "import torch\ndef gather(state, x):\n    if state.device.type == 'neuron':\n        return g(x)\n"
+            "    if device_type in ('tpu', 'musa'):\n        return h(x)\n    return x\n",
+            ((3, 8), (5, 8)),
+        ),
+        Invalid(  # ``== "cpu"`` whose ``else`` is another route: directly, through a local, on an attribute
+            "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        return plain(x)\n"
+            "    else:\n        return fused(x)\n",
+            ((3, 8),),
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    kind = x.device.type\n    if kind == 'cpu':\n        y = plain(x)\n"
+            "    elif x.ndim == 5:\n        y = fused(x)\n    else:\n        y = x\n    return y\n",
+            ((4, 8),),
+        ),
+        Invalid(
+            "import torch\nclass E:\n    def run(self, x):\n        if self.embedding.device.type == 'cpu':\n"
+            "            return self.embedding(x)\n        else:\n            return torch.gather(self.w, 0, x)\n",
+            ((4, 12),),
+        ),
+        Invalid(  # an ``elif`` naming the device is the route choice; a device test and the arm it picks, one
+            "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        n = 1\n"
+            "    elif x.device.type in ('cuda', 'mps'):\n        n = 8\n    else:\n        n = 2\n"
+            "    device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    return n, device\n",
+            ((5, 10), (9, 24)),
+        ),
+        Invalid(  # both sides of one comparison are one test
+            "import torch\ndef f(w, x):\n    if w.is_cuda != x.is_cuda:\n        w = w.to(x.device)\n"
+            "    return w\n",
+            ((3, 8),),
+        ),
         Invalid(
             "import torch\ndef f(volume):\n    if big:\n        volume = volume.cuda()\n    return volume\n",
             ((4, 18),),
@@ -300,6 +356,8 @@ class DeviceRoute(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._conditions: set[int] = set()
+        #: Conditional expressions bound to a device name, with the text their finding would show.
+        self._bindings: dict[int, str] = {}
 
     def _report(self, node: cst.CSTNode, what: str, effect: str, fix: PendingFix | None = None) -> None:
         """Report ``node`` unless another device test of the same condition was reported, or the
@@ -323,7 +381,7 @@ class DeviceRoute(Rule):
                 name = qualname.rpartition(".")[2] if qualname in _AUTOCAST else "device"
                 self._report(node, f"torch.{name}({_shown(args[0].value)})", _NAMES)
                 return
-        if not ctx.imports_torch:
+        if not ctx.reaches_torch:
             return
         for name in _DEVICE_KEYWORDS:
             device = keyword(node, name)
@@ -341,24 +399,54 @@ class DeviceRoute(Rule):
 
     def visit_Param(self, node: cst.Param) -> None:
         """``def f(x, device="cuda")``: the route callers get unless they pass another device."""
-        if self.ctx.imports_torch and node.default is not None and _is_device_name(node.name.value):
+        if self.ctx.reaches_torch and node.default is not None and _is_device_name(node.name.value):
             if _names_non_cpu_literal(node.default):
                 self._report(node.default, f"{node.name.value}={_shown(node.default)}", _NAMES)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``device = "cuda:0" if gpu else "cpu"``, ``self.device = "mps"``: a device picked once and
+        handed on later (``model.to(device)``)."""
+        for target in node.targets:
+            self._device_binding(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._device_binding(node.target, node.value)
+
+    def _device_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
+        if self.ctx.reaches_torch and isinstance(name, str) and _is_device_name(name):
+            if not _names_non_cpu_literal(value):
+                return
+            what = f"{source_of(target)} = {_shown(value)}"
+            if isinstance(value, cst.IfExp):  # reported when its test names no device (``leave_IfExp``)
+                self._bindings[id(value)] = what
+            else:
+                self._report(value, what, _NAMES)
+
+    def leave_IfExp(self, node: cst.IfExp) -> None:
+        """``device = "cuda" if torch.cuda.is_available() else "cpu"`` is one choice: when its test
+        was reported, the literal arm it picks is not reported again."""
+        what = self._bindings.pop(id(node), None)
+        if what is not None and id(node) not in self._conditions:
+            self._report(node, what, _NAMES)
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         """``{"device": "cuda"}``: keyword arguments built as a dict and passed on with ``**``."""
         key = string_value(node.key)
-        if self.ctx.imports_torch and key in _DEVICE_KEYWORDS and _names_non_cpu_literal(node.value):
+        if self.ctx.reaches_torch and key in _DEVICE_KEYWORDS and _names_non_cpu_literal(node.value):
             self._report(node.value, f"{key}={_shown(node.value)}", _NAMES)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if not self.ctx.imports_torch:
+        if not self.ctx.reaches_torch:
             return
         operands = [node.left, *(target.comparator for target in node.comparisons)]
         if not any(self._is_device_type(o) for o in operands):
             return
         if any(_names_non_cpu(o) for o in operands) or self._picks_non_cpu_route(node, operands):
-            self._report(node, source_of(node), _TESTS)
+            affirmed = all(isinstance(t.operator, cst.Equal | cst.In) for t in node.comparisons)
+            names_cpu = not any(_names_non_cpu(o) for o in operands)
+            self._report(node, source_of(node), _SPLITS if affirmed and names_cpu else _TESTS)
 
     def _is_device_type(self, node: cst.BaseExpression) -> bool:
         """``x.device.type``, a name that holds one (``kind = x.device.type``), or a name or attribute
@@ -378,17 +466,17 @@ class DeviceRoute(Rule):
     def _picks_non_cpu_route(self, node: cst.Comparison, operands: list[cst.BaseExpression]) -> bool:
         """``x.device.type != "cpu"`` in an ``if`` whose body does more than fall back to the CPU
         (raise, warn, or move the input with ``.cpu()``/``.to("cpu")``): a non-CPU route."""
-        negated = all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons)
         names_cpu = any(string_value(o) == "cpu" or _names_cpu_only(o) for o in operands)
         above = [a for a in reversed(self.ctx.ancestors[:-1]) if not isinstance(a, cst.BooleanOperation)]
         statement = above[0] if above else None
-        return (
-            negated
-            and names_cpu
-            and isinstance(statement, cst.If)
-            and any(part is node for part in _conjuncts(statement.test))
-            and not _falls_back_to_cpu(statement.body)
-        )
+        if not names_cpu or not isinstance(statement, cst.If):
+            return False
+        if all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons):
+            in_chain = any(part is node for part in _conjuncts(statement.test))
+            return in_chain and not _falls_back_to_cpu(statement.body)
+        # ``if x.device.type == "cpu": ... else: <route>``: the other arm runs on every other device
+        affirmed = all(isinstance(t.operator, cst.Equal | cst.In) for t in node.comparisons)
+        return affirmed and statement.test is node and _other_arm_routes(statement.orelse)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         ctx = self.ctx
@@ -401,7 +489,7 @@ class DeviceRoute(Rule):
             if (member in _INTROSPECTION or shown) and not _in_test(ctx.ancestors):
                 return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
-        elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.imports_torch:
+        elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.reaches_torch:
             if not _is_assignment_target(ctx.ancestors):  # ``self.is_cuda = ...`` binds, it tests nothing
                 self._report(node, f".{node.attr.value}", _TESTS)
 
@@ -488,6 +576,16 @@ def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
             if method == "cpu" or to_cpu:
                 return True
     return False
+
+
+def _other_arm_routes(orelse: cst.If | cst.Else | None) -> bool:
+    """An ``else`` (or ``elif``) that does more than reject or fall back to the CPU."""
+    if isinstance(orelse, cst.Else):
+        return not _falls_back_to_cpu(orelse.body)
+    if not isinstance(orelse, cst.If) or _arms_only_reject(orelse):
+        return False
+    # ``elif x.device.type == "cuda":`` is reported itself: the chain is one route choice
+    return not any(_names_non_cpu(n) for n in walk(orelse.test) if isinstance(n, cst.BaseExpression))
 
 
 def _rejects(body: cst.BaseSuite) -> bool:
@@ -623,15 +721,22 @@ def _names_non_cpu(node: cst.BaseExpression) -> bool:
     return is_non_cpu_device_string(node)
 
 
-def _condition_of(ancestors: list[cst.CSTNode]) -> cst.BooleanOperation | None:
-    """The outermost ``and``/``or`` the visited node is part of, through the expressions conditions
-    are made of (calls, attributes, comparisons, ``not``); None outside one."""
+def _condition_of(ancestors: list[cst.CSTNode]) -> cst.CSTNode | None:
+    """The outermost ``and``/``or`` or comparison the visited node is, or is part of, through the
+    expressions conditions are made of (calls, attributes, ``not``): both sides of
+    ``a.is_cuda != b.is_cuda`` are one test. A conditional expression whose test holds the node is
+    the condition itself, so ``"cuda" if torch.cuda.is_available() else "cpu"`` is one choice. None
+    outside one."""
     found = None
-    for node in reversed(ancestors[:-1]):
+    child = None
+    for node in reversed(ancestors):
+        if isinstance(node, cst.IfExp) and child is node.test:
+            return node  # the test of a conditional expression that names a device in an arm
         if not isinstance(node, _CONDITION_PARTS):
             break
-        if isinstance(node, cst.BooleanOperation):
+        if isinstance(node, cst.BooleanOperation | cst.Comparison):
             found = node
+        child = node
     return found
 
 

@@ -69,6 +69,12 @@ class FileContext:
             for target in targets
         )
 
+    @property
+    def reaches_torch(self) -> bool:
+        """Whether the file imports torch, or a project module that does: tensor-only methods
+        (``.requires_grad_()``) and device tests in it speak of torch even where torch is not named."""
+        return self.imports_torch or self.kernel.reaches_torch
+
     @cached_property
     def imported_names(self) -> frozenset[str]:
         """Every name some scope binds to an import: any other name has no qualified name."""

@@ -152,8 +152,9 @@ def _qualnames(body: Sequence[cst.CSTNode], prefix: str) -> Iterator[str]:
 
 def _may_match(text: str, options: _Run, kernel: FileFacts) -> bool:
     """Cheap prefilter: a file with none of the active rules' required strings (nor a ``noqa`` to
-    check, nor a function the kernel map gives a role) cannot match; it is only syntax-checked."""
-    if kernel.roles:
+    check, nor a function the kernel map gives a role, nor an import of a project module that brings
+    torch) cannot match; it is only syntax-checked."""
+    if kernel.roles or kernel.reaches_torch:
         return True
     if not options.ignore_noqa and suppression.has_directive_for(text):
         return True

@@ -69,6 +69,9 @@ class FileFacts:
     #: Names this file imports that the project defines as another (``pkg.core.Tensor`` is
     #: ``torch.Tensor``; ``pkg.optional.trt`` is the ``torch_tensorrt`` module), so rules match them.
     aliases: dict[str, str] = field(default_factory=dict)
+    #: The file imports, at module level, a project module that imports torch (``from .tensors import
+    #: LabelTensor``): it works on tensors without naming torch itself.
+    reaches_torch: bool = False
 
     def role(self, qualname: str) -> FunctionRole | None:
         return self.roles.get(qualname)
@@ -78,11 +81,11 @@ class FileFacts:
             name: [_prevalidation_row(role.prevalidated), role.primitive, role.declared, role.grad_guard]
             for name, role in sorted(self.roles.items())
         }
-        return [roles, self.returns, self.aliases]
+        return [roles, self.returns, self.aliases, self.reaches_torch]
 
     @classmethod
     def from_json(cls, row: list) -> FileFacts:
-        roles, returns, aliases = row
+        roles, returns, aliases, reaches_torch = row
         return cls(
             {
                 name: FunctionRole(_prevalidation(p), primitive, declared, grad)
@@ -90,11 +93,13 @@ class FileFacts:
             },
             dict(returns),
             aliases=dict(aliases),
+            reaches_torch=bool(reaches_torch),
         )
 
     def digest(self) -> str:
         """A stable hash of these facts, part of the findings cache key."""
-        text = repr((sorted(self.roles.items()), sorted(self.returns.items()), sorted(self.aliases.items())))
+        parts = (sorted(self.roles.items()), sorted(self.returns.items()), sorted(self.aliases.items()))
+        text = repr((*parts, self.reaches_torch))
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def __hash__(self) -> int:

@@ -438,7 +438,19 @@ class KernelMap:
             resolved = self.resolve(target)
             if resolved != target and resolved.partition(".")[0] not in self.packages:
                 aliases[target] = resolved
-        return FileFacts(roles, returns, aliases=aliases)
+        return FileFacts(roles, returns, aliases=aliases, reaches_torch=self._reaches_torch(summary))
+
+    def _reaches_torch(self, summary: ModuleSummary) -> bool:
+        """Whether a module-level import of ``summary`` comes from a project module that imports
+        torch at module level (one step: what that module itself imports)."""
+        for target in summary.exports.values():
+            resolved = self.resolve(target)
+            owner = self.module_of.get(resolved) or resolved.rpartition(".")[0]
+            for module in (resolved, owner):
+                found = self.modules.get(module)
+                if found is not None and module != summary.module and _imports_torch(found):
+                    return True
+        return False
 
 
 def _claimed_scopes(function: FunctionSummary) -> tuple[Scope, ...]:
@@ -485,3 +497,7 @@ def _intersect(left: dict[str, Coverage], right: dict[str, Coverage]) -> dict[st
         if properties is None or properties or conditions:
             both[name] = (properties, conditions)
     return both
+
+
+def _imports_torch(summary: ModuleSummary) -> bool:
+    return any(target == "torch" or target.startswith("torch.") for target in summary.exports.values())

@@ -9,9 +9,12 @@ from torchperf_lint.toolkit.traversal import walk
 
 __all__ = ["walk"]  # re-exported: rules import their tree helpers from one place
 
-#: Device types that are not the CPU; a route to any of them breaks the CPU-only contract.
+#: Device types that are not the CPU; a route to any of them breaks the CPU-only contract. Besides
+#: torch's own, the names out-of-tree backends register or frameworks use for them (``"tpu"`` for
+#: XLA, ``"neuron"``, ``"musa"``, ``"mlu"``...).
 NON_CPU_DEVICES = frozenset(
-    {"cuda", "mps", "xpu", "hip", "hpu", "npu", "xla", "mtia", "ipu", "vulkan", "privateuseone"}
+    {"cuda", "mps", "xpu", "hip", "hpu", "npu", "xla", "mtia", "ipu", "vulkan", "privateuseone", "maia"}
+    | {"tpu", "neuron", "musa", "mlu", "sdaa", "gcu"}
 )
 
 
