@@ -81,8 +81,10 @@ class HostSyncInLoop(Rule):
         "torch.Tensor): x = x.numpy()`, where the untaken arm holds no tensor, or in the arm of a conditional "
         "expression or an `and` that an `isinstance` test guards (`a.tolist() if isinstance(a, np.ndarray) "
         "else a`); unpacked from one (`counts, edges = np.histogram(x)`) or paired by `zip(...)` (also with "
-        "`strict=True`), returned by a function of the "
-        "project annotated so, or a chain through an `np.*` call or a pandas-only method such as `.isna()`), "
+        "`strict=True`), a value of a dict built from them (`{p: np.zeros(n) for p in props}`), returned by "
+        "a function of the project annotated so or whose returns are all such values (also through its own "
+        "locals, `e = np.abs(e)` ... `return e, a`), or a chain through an `np.*` call or a pandas-only "
+        "method such as `.isna()`), "
         "whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy view of a CPU tensor; reads "
         "inside an `assert`, which checks a result (a benchmark checking each candidate before timing it) and "
         "which `python -O` removes, so it is no part of the loop's work; code that runs at most once per loop "
@@ -107,6 +109,13 @@ class HostSyncInLoop(Rule):
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
         "import torch\ntotal = x.sum().item()\n",
+        # NumPy values through a dict comprehension, and a helper whose locals hold arrays
+        "import numpy as np\nimport torch\ndef refs(props):\n    atref = {p: np.zeros((100,)) for p in props}\n"
+        "    return {k: v.tolist() for k, v in atref.items()}\n",
+        "import numpy as np\nimport torch\ndef prepare(e, flag):\n    e = np.nan_to_num(e)\n"
+        "    a = np.abs(e) if flag else np.clip(e, 0, None)\n    return e, a\n"
+        "def f(es):\n    es, ab = prepare(es, True)\n    for i in range(3):\n        if ab[i].sum() == 0:\n"
+        "            continue\n",
         # the arm an isinstance test guards holds what it tests for
         "import numpy as np\nimport torch\ndef f(values: dict[str, torch.Tensor], keys):\n"
         "    for key in keys:\n        tmp = values[key]\n"

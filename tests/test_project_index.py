@@ -203,6 +203,51 @@ def test_a_helper_in_another_module_tells_the_rules_what_it_returns(tmp_path):
     assert found == [("pkg/loop.py", "TPL103", 8, 13)]
 
 
+def test_a_module_reaching_torch_through_the_project_is_linted_for_tensor_methods_and_devices(tmp_path):
+    """A file that names no torch but imports a project module that does works on tensors:
+    `.requires_grad_()` and a device test there are torch's. A `.tolist()` (NumPy has one too) and
+    a file whose project imports never reach torch stay silent."""
+    body = (
+        "def evaluate(batch, device_type):\n    samples = batch['input'].requires_grad_(True)\n"
+        "    if device_type == 'cuda':\n        return samples\n"
+        "    for row in batch['rows']:\n        print(row.tolist())\n"
+    )
+    found = lint_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/tensors.py": "import torch\n\nclass LabelTensor(torch.Tensor):\n    pass\n",
+            "pkg/text.py": "def words(s):\n    return s.split()\n",
+            "pkg/condition.py": "from pkg.tensors import LabelTensor\n\n" + body,
+            "pkg/config.py": "from .text import words\n\n" + body,
+        },
+        "TPL001",
+        "TPL003",
+        "TPL103",
+    )
+    assert sorted(found) == [("pkg/condition.py", "TPL001", 4, 15), ("pkg/condition.py", "TPL003", 5, 8)]
+
+
+def test_a_helper_returning_locals_bound_to_arrays_returns_arrays(tmp_path):
+    """What a helper's locals hold flows to its callers: locals bound to NumPy calls in the function's
+    own block are arrays, a local bound in a branch to something else is not."""
+    found = lint_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/prepare.py": "import numpy as np\n\ndef prepare(e, flag):\n    e = np.nan_to_num(e)\n"
+            "    a = np.abs(e) if flag else np.clip(e, 0, None)\n    return e, a\n\n"
+            "def maybe(e, flag):\n    if flag:\n        e = np.abs(e)\n    return e\n",
+            "pkg/loop.py": "import torch\nfrom pkg.prepare import maybe, prepare\n\n"
+            "def f(es):\n    es, ab = prepare(es, True)\n    m = maybe(es, False)\n"
+            "    for i in range(3):\n        if ab[i].sum() == 0:\n            continue\n"
+            "        if m[i].sum() == 0:\n            continue\n",
+        },
+        "TPL103",
+    )
+    assert found == [("pkg/loop.py", "TPL103", 10, 12)]
+
+
 def test_a_function_returning_an_astype_result_returns_an_array():
     summary = summarize_bytes(
         b"import numpy as np\n\ndef as_float(a):\n    return a.astype(np.float32)\n", "pkg.io", False

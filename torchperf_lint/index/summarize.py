@@ -241,6 +241,9 @@ class _Scanner:
         self.returns_inference = False
         #: Names last bound under ``inference_mode``: they hold inference tensors.
         self.inference_names: set[str] = set()
+        #: Locals known to hold a tensor, an array or a frame where the statement being read runs,
+        #: whichever way the branches before it went.
+        self.value_kinds: dict[str, str] = {}
 
     def resolve(self, node: ast.expr) -> str | None:
         root = node
@@ -331,6 +334,7 @@ class _Scanner:
         if isinstance(node, ast.ClassDef):
             return
         if isinstance(node, ast.With | ast.AsyncWith):
+            self._bind_kinds([item.optional_vars for item in node.items if item.optional_vars], None)
             inner = guard
             for item in node.items:
                 self.expression(item.context_expr, guard)
@@ -347,8 +351,11 @@ class _Scanner:
                 self._check(node.test, asserted=False)
                 if top_level:
                     self.validated.update(_names(node.test))
+            before = dict(self.value_kinds)
             self.block(node.body, guard)
+            after_body, self.value_kinds = self.value_kinds, before
             self.block(node.orelse, guard)
+            self.value_kinds = _agreed(after_body, self.value_kinds)
             return
         if isinstance(node, ast.Assert):
             self.expression(node.test, guard)
@@ -371,6 +378,13 @@ class _Scanner:
                 self.inference_names |= bound
             else:
                 self.inference_names -= bound
+            if not isinstance(node, ast.AugAssign):  # ``a += b`` keeps what ``a`` holds
+                self._bind_kinds(targets, node.value)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            self._bind_kinds([node.target], None)
+        # a loop body may not run, a ``try`` may stop anywhere: after them a name keeps only the kind
+        # it had before and still has
+        before = dict(self.value_kinds) if isinstance(node, _MAY_NOT_RUN) else None
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _validator_name(node.value):
             self.expression(node.value, guard)
             names = tuple(sorted(_names(node.value)))
@@ -395,6 +409,20 @@ class _Scanner:
                         self.block(item.body, guard)
                         if isinstance(item, ast.match_case) and item.guard is not None:
                             self.expression(item.guard, guard)
+        if before is not None:
+            self.value_kinds = _agreed(before, self.value_kinds)
+
+    def _bind_kinds(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        """Record what a plain name is bound to (``edges = np.linspace(...)``); any other binding
+        leaves its kind unknown."""
+        kind = self._value_kind(value) if value is not None and len(targets) == 1 else None
+        kind = kind if kind in _VALUE_KINDS else None
+        for target in targets:
+            for found in ast.walk(target):
+                if isinstance(found, ast.Name) and found is target and kind is not None:
+                    self.value_kinds[found.id] = kind
+                elif isinstance(found, ast.Name):
+                    self.value_kinds.pop(found.id, None)
 
     def _check(self, test: ast.expr, *, asserted: bool) -> None:
         properties = tuple(sorted(check_properties(ast.unparse(test))))
@@ -444,6 +472,11 @@ class _Scanner:
     def _value_kind(self, node: ast.expr) -> str | None:
         if _is_int(node):
             return _INT
+        if isinstance(node, ast.Name):
+            return self.value_kinds.get(node.id)
+        if isinstance(node, ast.IfExp):
+            arms = {self._value_kind(node.body), self._value_kind(node.orelse)}
+            return arms.pop() if len(arms) == 1 and arms <= _VALUE_KINDS else None
         if _reads_grad_state(node, self):
             return "grad-flag"
         imported = _optional_import(node)
@@ -507,6 +540,16 @@ class _Scanner:
 #: ``x.size()``/``x.stride()`` give a whole shape or stride tuple, ``x.size(1)``/``x.stride(1)`` one entry.
 _MEASURES = {"size": ("shape", "size"), "stride": ("strides", "stride")}
 _INT = "int"
+#: What a local can be known to hold, for what a function returns.
+_VALUE_KINDS = frozenset({"tensor", "array", "frame"})
+_MAY_NOT_RUN = (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.Match)
+
+
+def _agreed(one: dict[str, str], other: dict[str, str]) -> dict[str, str]:
+    """The names both ways through a statement leave with the same kind."""
+    return {name: kind for name, kind in one.items() if other.get(name) == kind}
+
+
 _SEQUENCES = frozenset(
     f"{module}.{name}"
     for module in ("typing", "collections.abc")

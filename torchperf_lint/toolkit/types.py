@@ -23,7 +23,7 @@ from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.matching import int_value, is_literal, isinstance_test, string_value
-from torchperf_lint.toolkit.traversal import children
+from torchperf_lint.toolkit.traversal import children, walk
 from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, TENSOR_TYPES
 
 TENSOR, ARRAY, FRAME = "tensor", "array", "frame"
@@ -353,7 +353,20 @@ class _Evaluator:
             values = {self.kind(e.value) for e in node.elements if isinstance(e, cst.DictElement)}  # type: ignore[attr-defined]
             value = values.pop() if len(values) == 1 and len(node.elements) > 0 else None  # type: ignore[attr-defined]
             return (VALUES, value) if value is not None else None
+        if kind is cst.DictComp:  # ``{p: np.zeros(n) for p in props}``: its targets shadow the scope's names
+            return self._dict_comprehension(node)  # type: ignore[arg-type]
         return None
+
+    def _dict_comprehension(self, node: cst.DictComp) -> Kind:
+        saved = dict(self.local)
+        loop: cst.CompFor | None = node.for_in
+        while loop is not None:
+            for name in (n.value for n in walk(loop.target) if isinstance(n, cst.Name)):
+                self.local[name] = None
+            loop = loop.inner_for_in
+        value = self.kind(node.value)
+        self.local = saved
+        return (VALUES, value) if value is not None else None
 
     def _attribute(self, node: cst.Attribute) -> Kind:
         """``t.T`` is a tensor; ``df.loc`` a pandas indexer, ``df.values`` its array."""
