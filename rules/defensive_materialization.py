@@ -28,6 +28,13 @@ VIEWS = frozenset(
         "view",
         "t",
         "mT",
+        "select",
+        "narrow",
+        "diagonal",
+        "swapdims",
+        "view_as",
+        "expand_as",
+        "unflatten",
     }
 )
 #: Views that keep a contiguous receiver contiguous: a ``.contiguous()`` after them copies only if what
@@ -64,7 +71,8 @@ class DefensiveMaterialization(Rule):
     use_instead = "out = F.grid_sample(volume.permute(0, 4, 1, 2, 3), grid)"
     notes = (
         "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, transpose, "
-        "unsqueeze, squeeze, expand, view and friends), applied to a parameter of the enclosing function, or "
+        "select, narrow, diagonal, unsqueeze, squeeze, expand, view and friends, also in their function "
+        "form, `torch.select(x, 0, i)`), applied to a parameter of the enclosing function, or "
         "applied to a name last bound to such a view or to a value sharing a parameter's memory (`v = "
         "x.permute(0, 2, 1)` then `v.contiguous()`, `for t in [q, k]: t.contiguous()`; not a parameter "
         "annotated with a type that holds no tensor, such as a `DataLoader`, whose batches are new), when "
@@ -129,6 +137,9 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        # a selected slice copied and then written, returned or given to a view needing it contiguous
+        "import torch\ndef first(X, dim):\n    a = X.select(dim, 0).clone()\n    a.mul_(2)\n"
+        "    b = torch.narrow(X, dim, 0, 2).contiguous().view(-1)\n    return a, b, X.diagonal().clone()\n",
         # the source changes in place after the copy, which keeps its old values for a later update
         "import torch\ndef f(x, out):\n    y = x * 2\n    c = y.clone()\n    y.mul_(2)\n    out.add_(c)\n"
         "    return out, y\n",
@@ -248,6 +259,13 @@ class DefensiveMaterialization(Rule):
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
     )
     invalid = (
+        # a copy of a selected slice, only read: method form, function form, through a local view
+        Invalid(
+            "import torch\ndef first(X, dim):\n    a = X.select(dim, 0).clone()\n"
+            "    b = torch.select(X, dim, 1).clone()\n    v = torch.narrow(X, dim, 0, 2)\n"
+            "    c = v.clone()\n    return (a / a.norm()) + (b * c.sum())\n",
+            ((3, 9), (4, 9), (6, 9)),
+        ),
         # the copy is only read by an in-place update of another tensor, directly, after a loop that
         # may rebind it, or through a helper of the same file
         Invalid(
