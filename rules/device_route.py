@@ -83,12 +83,14 @@ class DeviceRoute(Rule):
         'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`, also as '
         "an arm of a conditional expression: `'cuda' if gpus else 'cpu'`; torch's device types and the names "
         'out-of-tree backends use, such as `"npu"`, `"tpu"`, `"neuron"` or `"musa"`) given to `.to(...)`, '
-        "`torch.device(...)`, `torch.autocast(...)`, a `device=`/`device_type=`/`use_device=` keyword (also as "
+        "`torch.device(...)`, `torch.autocast(...)` (also through `functools.partial`), a "
+        "`device=`/`device_type=`/`use_device=` keyword (also as "
         'a `{"device": ...}` dict entry), as the default of a parameter named for a device, or bound to a '
         "name or attribute named for one (`device = 'cuda:0' if gpu else 'cpu'`, `self.device = 'mps'`); "
         'comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local '
         'holding a device type or a name or attribute that says it holds a device (`device == "cuda"`, '
-        '`"cuda" in self.device`); `!= "cpu"` tests (alone or as one part of an `and` chain) whose branch '
+        '`"cuda" in self.device`, `str(device) != "cpu"`); `!= "cpu"` tests (alone or as one part of an '
+        "`and` chain) whose branch "
         'does more than fall back to the CPU, and `== "cpu"` tests whose `else` or `elif` does (an `elif` '
         "that names a device is reported itself); the "
         "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
@@ -176,6 +178,8 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x):\n    device = 'cpu'\n    self_device = x.device\n    name = 'cuda'\n"
         "    return x.to(device), name\n",
         "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        x = x.contiguous()\n    return x\n",
+        "import torch\nfrom functools import partial\nctx = partial(torch.autocast, 'cpu')\n"
+        "def f(x, name):\n    if str(name) != 'cpu':\n        return g(x)\n    return x\n",
         "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        return plain(x)\n    else:\n"
         "        raise ValueError('CPU tensors only')\n",
     )
@@ -341,6 +345,12 @@ class DeviceRoute(Rule):
             "    device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    return n, device\n",
             ((5, 10), (9, 24)),
         ),
+        Invalid(  # a device handed on through ``functools.partial``, or compared as text
+            "import torch\nfrom functools import partial\nfrom torch.amp import autocast\n"
+            "ctx = partial(autocast, 'cuda', enabled=False)\ndef f(x, device):\n"
+            "    if gpu and str(device) != 'cpu':\n        return to_gpu(x)\n    return x\n",
+            ((4, 7), (6, 16)),
+        ),
         Invalid(  # both sides of one comparison are one test
             "import torch\ndef f(w, x):\n    if w.is_cuda != x.is_cuda:\n        w = w.to(x.device)\n"
             "    return w\n",
@@ -375,12 +385,15 @@ class DeviceRoute(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         qualname = ctx.qualname(node.func)
+        args = positional(node) or list(node.args)
+        if qualname == "functools.partial" and args:  # ``partial(autocast, "cuda", enabled=False)``
+            qualname, args = ctx.qualname(args[0].value), args[1:]
         if qualname == "torch.device" or qualname in _AUTOCAST:
-            args = positional(node) or list(node.args)
             if args and _names_non_cpu_literal(args[0].value):
                 name = qualname.rpartition(".")[2] if qualname in _AUTOCAST else "device"
                 self._report(node, f"torch.{name}({_shown(args[0].value)})", _NAMES)
                 return
+            qualname = ctx.qualname(node.func)
         if not ctx.reaches_torch:
             return
         for name in _DEVICE_KEYWORDS:
@@ -450,9 +463,12 @@ class DeviceRoute(Rule):
 
     def _is_device_type(self, node: cst.BaseExpression) -> bool:
         """``x.device.type``, a name that holds one (``kind = x.device.type``), or a name or attribute
-        that says it holds a device (``device``, ``device_type``, ``self.device``)."""
+        that says it holds a device (``device``, ``device_type``, ``self.device``), also as text
+        (``str(device)``)."""
         if _is_device_type(node) or self._returns_device_type(node):
             return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "str":
+            return len(node.args) == 1 and self._is_device_type(node.args[0].value)
         if isinstance(node, cst.Attribute):  # ``self.device``, ``cfg.device_type``
             return _is_device_name(node.attr.value)
         if not isinstance(node, cst.Name):
