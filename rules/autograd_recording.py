@@ -63,13 +63,15 @@ class AutogradRecording(Rule):
         "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
         "`named_parameters()`, a collection named like `params`, or a project function returning "
         "one; under `if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
-        "`nn.Parameter`, `self.freq.requires_grad_()`), or a submodule's `requires_grad_()` "
+        "`nn.Parameter`, `self.freq.requires_grad_()`; or on a tensor of a module, `m.bias.requires_grad "
+        "= True` for `m` in `model.modules()`), or a submodule's `requires_grad_()` "
         "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()`), setting "
         "its parameters' flags, "
         "which is training set-up, not kernel work; passing the caller's flag along, which keeps "
         "the caller's choice: "
         "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
-        "`if requires_grad:` (a parameter of the function) or `if x.requires_grad:`, or "
+        "`if requires_grad:` (a parameter of the function named for it, also `wrt_x`: differentiate with "
+        "respect to `x`) or `if x.requires_grad:`, or "
         "`torch.set_grad_enabled(flag)` where `flag` is a parameter named for it (`requires_grad`, "
         "`need_grad`, `differentiable`) or a local read from the inputs' `requires_grad`; restoring a saved "
         "grad mode, `torch.set_grad_enabled(prev)` where `prev` (a name, also one a nested function "
@@ -82,6 +84,12 @@ class AutogradRecording(Rule):
         "training, which is what a kernel's callers do, not the kernel"
     )
     valid = (
+        # unfreezing a module's tensors; recording turned on at the caller's request, ``wrt_`` a value
+        "import torch\ndef unfreeze(model):\n    for m in model.modules():\n        m.bias.requires_grad = True\n"
+        "    for name, module in model.named_modules():\n        module.weight.requires_grad = True\n",
+        "import torch\nclass Op:\n    def __init__(self, samples, wrt_traj=False):\n"
+        "        self.samples = torch.as_tensor(samples)\n        if wrt_traj:\n"
+        "            self.samples.requires_grad = True\n",
         "import torch\nwith torch.no_grad():\n    y = x * 2\n",
         "import torch\n@torch.inference_mode()\ndef f(x):\n    return x\n",
         "import torch\ntorch.set_grad_enabled(False)\n",
@@ -134,6 +142,11 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # a tensor's own flag, not a module's; a branch on a flag that is no wish for gradients
+            "import torch\ndef f(model, x, wrtx):\n    for m in model.modules():\n        x.requires_grad = True\n"
+            "    if wrtx:\n        x.requires_grad_()\n    return x\n",
+            ((4, 9), (6, 9)),
+        ),
         Invalid(
             "import torch\ndef f(self, x):\n    if isinstance(x, torch.Tensor):\n        x.requires_grad = True\n"
             "    enabled = self.training\n    torch.set_grad_enabled(enabled)\n",
@@ -300,6 +313,9 @@ class AutogradRecording(Rule):
                 or self._tested_parameter(receiver.value)
                 or self._is_module(receiver)
             )
+        if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name):
+            if self._is_module(receiver.value):  # ``m.bias.requires_grad = True``: a module's tensor
+                return True  # is one of its parameters
         return self_attribute(receiver) in self._parameter_attributes() or _from_module_lookup(receiver)
 
     def _is_module(self, name: cst.Name) -> bool:

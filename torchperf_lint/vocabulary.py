@@ -91,8 +91,10 @@ def validator_properties(name: str) -> frozenset[str]:
 
 
 #: A name that says its value is the caller's wish for gradients (``requires_grad``, ``need_grad``,
-#: ``differentiable``, ``grad_enabled``), or against them (``no_grad``, ``with_grad``, ``track_grads``).
+#: ``differentiable``, ``grad_enabled``, ``wrt_traj``: differentiate with respect to it), or against
+#: them (``no_grad``, ``with_grad``, ``track_grads``).
 GRAD_FLAG_NAME = re.compile(
-    r"requires?_grad|needs?_grad|grad_enabled|differentiable|(?:^|_)(?:no|with|track|keep|compute)_grads?(?:$|_)",
+    r"requires?_grad|needs?_grad|grad_enabled|differentiable|(?:^|_)(?:no|with|track|keep|compute)_grads?(?:$|_)"
+    r"|(?:^|_)wrt(?:$|_)",
     re.IGNORECASE,
 )
