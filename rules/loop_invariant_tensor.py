@@ -48,7 +48,8 @@ class LoopInvariantTensor(Rule):
         "function of the same "
         "file that keeps its parameter there; one wrapped into a learnable parameter or buffer "
         "(`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not copy); and one bound "
-        "to a name whose value the loop body writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`), "
+        "to a name whose value the loop body writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`, or "
+        "`w = torch.empty(d, r)` then `nn.init.kaiming_uniform_(w)`), "
         "keeps or stores as above, returns or yields, directly, through a view or inside a tuple, list "
         "or dict (`indices = (crow, col)` then `yield indices`). A store into a tensor or an array "
         "copies the values in and keeps nothing, so it is flagged: `out[:, i] = torch.zeros(n)` (an "
@@ -81,6 +82,12 @@ class LoopInvariantTensor(Rule):
         "import torch\nfor i in range(4):\n    n = i * 2\n    t = torch.arange(n)\n",
         "import torch\nfor _ in range(10):\n    area = torch.empty(1).uniform_(0.1, 1.0).item()\n",
         "import torch\nfor a in angles:\n    rx = torch.eye(3)\n    rx[1, 1] = a\n    mats.append(rx)\n",
+        # filled in place by an initialiser, in its module, aliased and imported forms
+        "import math\nimport torch\nfrom torch import nn\nfrom torch.nn.init import zeros_\n"
+        "def init(block, n, d, r):\n    for i in range(n):\n        w = torch.empty((d, r))\n"
+        "        torch.nn.init.kaiming_uniform_(w, a=math.sqrt(5))\n        v = torch.empty(d)\n"
+        "        nn.init.normal_(v)\n        z = torch.empty(r)\n        zeros_(z)\n"
+        "        block[i] = w.T @ v + z.sum()\n",
         "import torch\nfor level in levels:\n    sigmas.append(torch.full((2, 3), 1.6))\n",
         "import torch\ndef f(steps):\n    for step in steps:\n        if step is None:\n"
         "            return torch.zeros(3)\n",
@@ -115,6 +122,12 @@ class LoopInvariantTensor(Rule):
     )
     invalid = (
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
+        Invalid(  # read by torch functions, not filled: only a trailing underscore writes
+            "import torch\ndef f(volumes, total):\n    for v in volumes:\n        w = torch.ones(3)\n"
+            "        g = torch.nn.init.calculate_gain('relu')\n        total = total + (w * g).sum()\n"
+            "    return total\n",
+            ((4, 13),),
+        ),
         Invalid(
             "import torch\nimport torch.nn.functional as F\nwhile busy():\n    g = F.affine_grid(theta, size)\n",
             ((4, 9),),

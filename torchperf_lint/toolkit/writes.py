@@ -3,6 +3,7 @@
 One pass over a block (a function body, or a loop body) in source order records events per name:
 
 - ``written``: ``y[...] = v``, ``y[...] op= v``, ``y op= v``, ``y.attr op= v``, ``y.op_()``,
+  ``torch.nn.init.op_(y)``,
   ``y[...].op_()``, ``y.attr.op_()``, ``f(y, inplace=True)``, ``f(..., out=y)``, and the same through
   any view of ``y`` (``y.diagonal().zero_()``, ``torch.diagonal(y).zero_()``, ``y.view(-1)[0] = v``);
 - ``kept``: passed to a container method (``items.append(y)``, ``table.update({k: y})``), stored as an
@@ -597,10 +598,14 @@ class _Collector:
             self._event(self.shared(holder), MUTATED)
             self._event(self.shared(value), KEPT)
             return
-        if isinstance(func, cst.Attribute):
+        qualname = ctx.qualname(func)
+        if qualname is not None and qualname.startswith("torch.") and _in_place_name(qualname):
+            if call.args and call.args[0].keyword is None:  # ``nn.init.kaiming_uniform_(w)`` fills ``w``
+                self._event(self.shared(call.args[0].value), WRITTEN)
+        elif isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = func.value
-            if method.endswith("_") and not method.endswith("__"):
+            if _in_place_name(method):
                 self._event(self.shared(receiver), WRITTEN)
             elif method in MUTATING_METHODS:
                 self._event(self.shared(receiver), MUTATED)
@@ -781,3 +786,8 @@ def _local_functions(block: cst.CSTNode) -> dict[str, cst.FunctionDef]:
     if not isinstance(block, cst.Module | cst.IndentedBlock | cst.SimpleStatementSuite):
         return {}
     return {node.name.value: node for node in block.body if isinstance(node, cst.FunctionDef)}
+
+
+def _in_place_name(name: str) -> bool:
+    """``add_``, ``torch.nn.init.zeros_``: torch's spelling of an operation that writes its operand."""
+    return name.endswith("_") and not name.endswith("__")
