@@ -19,6 +19,7 @@ from torchperf_lint.toolkit.bookkeeping import (
     only_raises,
     only_registers_observers,
     only_reports,
+    only_tallies_parameters,
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import parameters
@@ -78,7 +79,9 @@ class GraphPreservingFallback(Rule):
         "`torch.autograd.Function`'s `forward`, a branch that only keeps values on the context for the "
         "backward (`ctx.opt = opt`, `ctx.save_for_backward(x)`), which computes the output the same way; "
         "a branch that only warns, logs or prints, or only "
-        "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), which touches "
+        "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), or only gathers "
+        "trainable tensors into a collection named for parameters (`parameters.append(t)`) or counts their "
+        "elements (`total += t.numel()`), which touches "
         "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, "
         "`x.detach() if x.requires_grad else x`, or arms equal but for a `.detach()`: "
         "`t.detach().cpu().numpy() if t.requires_grad else t.cpu().numpy()`), which normalises it; "
@@ -154,6 +157,9 @@ class GraphPreservingFallback(Rule):
         "import torch\nclass G(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, grad):\n"
         "        def sync(p):\n            if not p.grad.requires_grad:\n                p.grad = p.grad / 2\n"
         "        ctx.hook = sync\n        return grad\n",
+        "import torch\ndef trainable(tensors):\n    parameters, total = [], 0\n    for t in tensors:\n"
+        "        if t.requires_grad:\n            parameters.append(t)\n        if t.cores[0].requires_grad:\n"
+        "            total += t.cores[0].numel()\n    return parameters, total\n",
         "import torch\ndef no_weight_decay(self, n):\n    out = set()\n    for i in range(n):\n"
         "        pe = getattr(self, f'pos_embed_{i}', None)\n        if pe is not None and pe.requires_grad:\n"
         "            out.add(f'pos_embed_{i}')\n    return out\n",
@@ -395,6 +401,7 @@ class GraphPreservingFallback(Rule):
         if node.orelse is None and (
             only_reports(node.body)
             or only_collects_names(node.body)
+            or only_tallies_parameters(node.body)
             or only_registers_observers(self.ctx, node.body)
         ):
             return  # ``if not p.requires_grad: logger.warning(...)`` tells, it routes nothing

@@ -169,6 +169,32 @@ def only_collects_names(body: cst.BaseSuite) -> bool:
     )
 
 
+def only_tallies_parameters(body: cst.BaseSuite) -> bool:
+    """The block only gathers trainable tensors into a collection named for parameters
+    (``parameters.append(t)``) or counts their elements (``total += t.numel()``): optimizer and
+    model bookkeeping, which computes nothing with them."""
+    statements = _small_statements(body)
+    return bool(statements) and all(_tallies(statement) for statement in statements)
+
+
+def _tallies(statement: cst.BaseSmallStatement) -> bool:
+    if isinstance(statement, cst.AugAssign) and isinstance(statement.operator, cst.AddAssign):
+        value = statement.value
+        return (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "numel"
+        )
+    call = statement.value if isinstance(statement, cst.Expr) else None
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in _COLLECTING_METHODS
+        and isinstance(call.func.value, cst.Name)
+        and "param" in call.func.value.value.lower()
+    )
+
+
 def only_registers_observers(ctx: FileContext, body: cst.BaseSuite) -> bool:
     """The block only registers gradient hooks that watch the gradient without changing it (a hook
     that returns nothing or its argument, or a lambda that calls a warning or check such as
