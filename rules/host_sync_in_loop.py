@@ -63,7 +63,9 @@ class HostSyncInLoop(Rule):
     use_instead = "keep = volume.amax(dim=(1, 2)) > 0\ntotal = volume[keep].sum().item()"
     notes = (
         "Flagged inside `for`/`while` bodies, `while` tests and comprehensions (not a loop's own iterable, "
-        "which runs once): `.item()` and `.tolist()`; `bool()`, `int()` or `float()` of a reduction "
+        "which runs once; also in a lambda handed there to `map`, `filter`, `sorted`, `min` or `max`, which "
+        "call it at once, not in one stored for later): `.item()` and `.tolist()`; `bool()`, `int()` or "
+        "`float()` of a reduction "
         "(`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor (`float(t[i])` with `t: "
         "torch.Tensor`; an element of a tensor, as a loop or comprehension target over it, through "
         "`zip`/`enumerate` or unpacked from it; a value of a `Dict[str, Tensor]` or of a dict literal of "
@@ -109,6 +111,8 @@ class HostSyncInLoop(Rule):
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
         "import torch\ntotal = x.sum().item()\n",
+        "import torch\ndef hooks(names):\n    found = []\n    for n in names:\n"
+        "        found.append(lambda t: t.item())\n    return found\n",
         # NumPy values through a dict comprehension, and a helper whose locals hold arrays
         "import numpy as np\nimport torch\ndef refs(props):\n    atref = {p: np.zeros((100,)) for p in props}\n"
         "    return {k: v.tolist() for k, v in atref.items()}\n",
@@ -236,6 +240,13 @@ class HostSyncInLoop(Rule):
         "        else:\n            return value\n",
     )
     invalid = (
+        Invalid(  # a lambda the loop body applies at once
+            "import torch\ndef sample(pairs):\n    out = []\n    for sigma, gamma in pairs:\n"
+            "        s, g = map(lambda t: t.item(), (sigma, gamma))\n"
+            "        top = max(sigma, key=lambda t: float(t.sum()))\n        out.append(s + g + top)\n"
+            "    return out\n",
+            ((5, 30), (6, 40)),
+        ),
         Invalid(
             "import numpy as np\nimport torch\ndef f(values: dict[str, torch.Tensor], keys):\n"
             "    for key in keys:\n        tmp = values[key]\n"

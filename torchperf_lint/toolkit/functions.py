@@ -36,13 +36,32 @@ def parameters(function: cst.FunctionDef) -> list[cst.Param]:
 
 
 def _own_ancestors(ctx: FileContext) -> list[cst.CSTNode]:
-    """Ancestors of the visited node, innermost first, up to (not past) the innermost function."""
+    """Ancestors of the visited node, innermost first, up to (not past) the innermost function. A
+    lambda handed to ``map``, ``filter``, ``sorted``, ``min`` or ``max`` runs where that call runs
+    (``map(lambda t: t.item(), pair)`` in a loop body runs each pass), so the walk goes on past it."""
     found = []
-    for node in reversed(ctx.ancestors[:-1]):
+    ancestors = ctx.ancestors
+    for index in range(len(ancestors) - 2, -1, -1):
+        node = ancestors[index]
         found.append(node)
-        if type(node) in _FUNCTIONS:
+        if type(node) in _FUNCTIONS and not _runs_in_place(ancestors, index):
             break
     return found
+
+
+#: Builtins that call the function they are given before their caller goes on.
+_APPLYING = frozenset({"map", "filter", "sorted", "min", "max"})
+
+
+def _runs_in_place(ancestors: list[cst.CSTNode], index: int) -> bool:
+    call = ancestors[index - 2] if index >= 2 else None
+    return (
+        type(ancestors[index]) is cst.Lambda
+        and type(ancestors[index - 1]) is cst.Arg
+        and isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value in _APPLYING
+    )
 
 
 def in_loop(ctx: FileContext) -> cst.CSTNode | None:
