@@ -111,6 +111,9 @@ class HostSyncInLoop(Rule):
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
         "import torch\ntotal = x.sum().item()\n",
+        # an isinstance test narrows a comprehension's own target
+        "import numpy as np\nimport torch\ndef f(pairs):\n"
+        "    return [len(set(c.tolist() if isinstance(c, np.ndarray) else c)) for _, c in pairs]\n",
         "import torch\ndef hooks(names):\n    found = []\n    for n in names:\n"
         "        found.append(lambda t: t.item())\n    return found\n",
         # NumPy values through a dict comprehension, and a helper whose locals hold arrays

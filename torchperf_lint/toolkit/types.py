@@ -145,13 +145,17 @@ def _evaluator_here(ctx: FileContext) -> _Evaluator | None:
     if index is None:
         return None
     evaluator = _Evaluator(ctx, kinds, index)
-    _narrow_in_expression(ctx, evaluator)
     for comprehension in reversed(comprehensions):
         for_in: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
         while for_in is not None:
             item = item_kind(evaluator.kind(for_in.iter))
             evaluator.local.update(target_kinds(for_in.target, item))
             for_in = for_in.inner_for_in
+    # an ``isinstance`` test around the node narrows what a comprehension target holds too:
+    # ``c.tolist() if isinstance(c, np.ndarray) else c for c in pairs``
+    targets, evaluator.local = evaluator.local, {}
+    _narrow_in_expression(ctx, evaluator)
+    evaluator.local = {**targets, **evaluator.local}
     return evaluator
 
 
