@@ -82,7 +82,8 @@ class GraphPreservingFallback(Rule):
         "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), or only gathers "
         "trainable tensors into a collection named for parameters (`parameters.append(t)`) or counts their "
         "elements (`total += t.numel()`), which touches "
-        "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.detach().clone()`, "
+        "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.data`, "
+        "`x = x.detach().clone()`, "
         "`x.detach() if x.requires_grad else x`, or arms equal but for a `.detach()`: "
         "`t.detach().cpu().numpy() if t.requires_grad else t.cpu().numpy()`), which normalises it; "
         "reads inside a custom `torch.autograd.Function`'s `backward`, `jvp` or `vjp`, or a function "
@@ -148,6 +149,10 @@ class GraphPreservingFallback(Rule):
         "        return grad if needed else None\n",
         "import torch\ndef f(x):\n    if x.requires_grad:\n        x = x.detach()\n    return x * 2\n",
         "import torch\ndef f(x):\n    x = x.detach() if x.requires_grad else x\n    return x * 2\n",
+        # ``.data`` detaches as ``.detach()`` does: inline, in a branch, before a copy
+        "import torch\ndef f(value, tensor):\n    v = value.data if value.requires_grad else value\n"
+        "    if tensor.requires_grad:\n        tensor = tensor.data\n"
+        "    w = value.data.clone() if value.requires_grad else value.clone()\n    return v, tensor, w\n",
         "import torch\nclass Mean:\n    def add(self, v):\n        if v.requires_grad:\n"
         "            v = v.detach().clone()\n        self.v = v\n",
         "import torch\ndef keep(v):\n    return v.detach().cpu() if v.requires_grad else v\n",

@@ -118,10 +118,16 @@ def _detaches(statement: cst.BaseSmallStatement) -> bool:
 
 
 def _detached_copy_of(value: cst.BaseExpression) -> cst.BaseExpression | None:
-    """What ``value`` detaches, when it is ``x.detach()``/``x.detach_()``, optionally followed by
-    ``.clone()``, ``.contiguous()`` or ``.cpu()`` (a detached copy of ``x``); else None."""
+    """What ``value`` detaches, when it is ``x.detach()``/``x.detach_()`` or ``x.data`` (the same
+    values, no history), optionally followed by ``.clone()``, ``.contiguous()`` or ``.cpu()`` (a
+    detached copy of ``x``); else None."""
     detached = False
-    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and not value.args:
+    while True:
+        if isinstance(value, cst.Attribute) and value.attr.value == "data" and not detached:
+            detached, value = True, value.value
+            break
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and not value.args):
+            break
         method = value.func.attr.value
         if method in ("detach", "detach_"):
             detached = True
@@ -145,7 +151,10 @@ def is_detached_form(node: cst.IfExp) -> bool:
 
 
 def _without_detach(value: cst.BaseExpression) -> cst.BaseExpression:
-    """``value``'s method chain without its ``.detach()`` calls (the same node when it has none)."""
+    """``value``'s method chain without its ``.detach()`` calls and ``.data`` reads (the same node
+    when it has none)."""
+    if isinstance(value, cst.Attribute) and value.attr.value == "data":
+        return _without_detach(value.value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
         return value
     inner = _without_detach(value.func.value)
