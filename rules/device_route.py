@@ -92,7 +92,7 @@ class DeviceRoute(Rule):
         '`"cuda" in self.device`, `str(device) != "cpu"`); `!= "cpu"` tests (alone or as one part of an '
         "`and` chain) whose branch "
         'does more than fall back to the CPU, and `== "cpu"` tests whose `else` or `elif` does (an `elif` '
-        "that names a device is reported itself); the "
+        "that names a device is reported itself), in `if` statements and conditional expressions alike; the "
         "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
         "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` and "
         "`a.is_cuda != b.is_cuda` are each reported once, and so is "
@@ -178,6 +178,7 @@ class DeviceRoute(Rule):
         "import torch\ndef f(x):\n    device = 'cpu'\n    self_device = x.device\n    name = 'cuda'\n"
         "    return x.to(device), name\n",
         "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        x = x.contiguous()\n    return x\n",
+        "import torch\ndef f(x):\n    y = x if x.device.type == 'cpu' else x.cpu()\n    return y\n",
         "import torch\nfrom functools import partial\nctx = partial(torch.autocast, 'cpu')\n"
         "def f(x, name):\n    if str(name) != 'cpu':\n        return g(x)\n    return x\n",
         "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        return plain(x)\n    else:\n"
@@ -345,6 +346,12 @@ class DeviceRoute(Rule):
             "    device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    return n, device\n",
             ((5, 10), (9, 24)),
         ),
+        Invalid(  # the same tests in conditional expressions
+            "import torch\ndef f(preds, amp):\n    top = preds.max(1).indices if preds.device.type == 'cpu' "
+            "else preds.argmax(1)\n    half = 16 if (preds.device.type != 'cpu' and amp) else None\n"
+            "    return top, half\n",
+            ((3, 35), (4, 19)),
+        ),
         Invalid(  # a device handed on through ``functools.partial``, or compared as text
             "import torch\nfrom functools import partial\nfrom torch.amp import autocast\n"
             "ctx = partial(autocast, 'cuda', enabled=False)\ndef f(x, device):\n"
@@ -485,6 +492,8 @@ class DeviceRoute(Rule):
         names_cpu = any(string_value(o) == "cpu" or _names_cpu_only(o) for o in operands)
         above = [a for a in reversed(self.ctx.ancestors[:-1]) if not isinstance(a, cst.BooleanOperation)]
         statement = above[0] if above else None
+        if names_cpu and isinstance(statement, cst.IfExp) and not _is_text(statement.body):
+            return _picks_non_cpu_arm(node, statement)
         if not names_cpu or not isinstance(statement, cst.If):
             return False
         if all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons):
@@ -592,6 +601,22 @@ def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
             if method == "cpu" or to_cpu:
                 return True
     return False
+
+
+def _picks_non_cpu_arm(node: cst.Comparison, choice: cst.IfExp) -> bool:
+    """``a if x.device.type == "cpu" else b`` and ``b if x.device.type != "cpu" and amp else a``: the
+    test picks, for other devices, an arm that does more than move values to the CPU."""
+    if all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons):
+        on_device = choice.body if any(part is node for part in _conjuncts(choice.test)) else None
+    elif all(isinstance(t.operator, cst.Equal | cst.In) for t in node.comparisons):
+        on_device = choice.orelse if choice.test is node else None
+    else:
+        on_device = None
+    return on_device is not None and not _moves_to_cpu(on_device)
+
+
+def _moves_to_cpu(arm: cst.BaseExpression) -> bool:
+    return isinstance(arm, cst.Call) and isinstance(arm.func, cst.Attribute) and arm.func.attr.value == "cpu"
 
 
 def _other_arm_routes(orelse: cst.If | cst.Else | None) -> bool:
