@@ -463,10 +463,10 @@ class DeviceRoute(Rule):
         operands = [node.left, *(target.comparator for target in node.comparisons)]
         if not any(self._is_device_type(o) for o in operands):
             return
-        if any(_names_non_cpu(o) for o in operands) or self._picks_non_cpu_route(node, operands):
-            affirmed = all(isinstance(t.operator, cst.Equal | cst.In) for t in node.comparisons)
-            names_cpu = not any(_names_non_cpu(o) for o in operands)
-            self._report(node, source_of(node), _SPLITS if affirmed and names_cpu else _TESTS)
+        names_device = any(_names_non_cpu(o) for o in operands)
+        if names_device or self._picks_non_cpu_route(node, operands):
+            splits = _affirmed(node) and not names_device  # ``== "cpu"``: every other device goes elsewhere
+            self._report(node, source_of(node), _SPLITS if splits else _TESTS)
 
     def _is_device_type(self, node: cst.BaseExpression) -> bool:
         """``x.device.type``, a name that holds one (``kind = x.device.type``), or a name or attribute
@@ -496,12 +496,11 @@ class DeviceRoute(Rule):
             return _picks_non_cpu_arm(node, statement)
         if not names_cpu or not isinstance(statement, cst.If):
             return False
-        if all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons):
+        if _negated(node):
             in_chain = any(part is node for part in _conjuncts(statement.test))
             return in_chain and not _falls_back_to_cpu(statement.body)
         # ``if x.device.type == "cpu": ... else: <route>``: the other arm runs on every other device
-        affirmed = all(isinstance(t.operator, cst.Equal | cst.In) for t in node.comparisons)
-        return affirmed and statement.test is node and _other_arm_routes(statement.orelse)
+        return _affirmed(node) and statement.test is node and _other_arm_routes(statement.orelse)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         ctx = self.ctx
@@ -603,12 +602,22 @@ def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
     return False
 
 
+def _negated(node: cst.Comparison) -> bool:
+    """``!=`` or ``not in`` throughout: the test holds off the device it names."""
+    return all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons)
+
+
+def _affirmed(node: cst.Comparison) -> bool:
+    """``==`` or ``in`` throughout: the test holds on the device it names."""
+    return all(isinstance(t.operator, cst.Equal | cst.In) for t in node.comparisons)
+
+
 def _picks_non_cpu_arm(node: cst.Comparison, choice: cst.IfExp) -> bool:
     """``a if x.device.type == "cpu" else b`` and ``b if x.device.type != "cpu" and amp else a``: the
     test picks, for other devices, an arm that does more than move values to the CPU."""
-    if all(isinstance(t.operator, cst.NotEqual | cst.NotIn) for t in node.comparisons):
+    if _negated(node):
         on_device = choice.body if any(part is node for part in _conjuncts(choice.test)) else None
-    elif all(isinstance(t.operator, cst.Equal | cst.In) for t in node.comparisons):
+    elif _affirmed(node):
         on_device = choice.orelse if choice.test is node else None
     else:
         on_device = None
