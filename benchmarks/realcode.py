@@ -16,7 +16,8 @@ applies and per-file patterns match paths inside the package. Nothing linted is 
 ``benchmarks/realcode/labels.tsv`` (train) and ``labels-test.tsv`` (test) hold the labels (package,
 path, line, rule, verdict, snippet, reason). A TP or FP label scores the current finding of that rule in
 that file whose code, from the finding's column, starts with the snippet (nearest to the recorded line,
-so labels survive small edits). A MISS label records something the rule should report: it counts as
+so labels survive small edits; a finding still on a label's own line goes to that label before any
+other label claims it by distance). A MISS label records something the rule should report: it counts as
 found when the rule reports a finding whose lines span the recorded line. The script prints, per
 split, precision per rule on the labelled findings, recall on the recorded misses, how many findings
 carry no label, and counts per package. It exits 1 when a finding labelled TP is no longer reported:
@@ -281,15 +282,15 @@ def found_miss(label: Label, findings: Index) -> bool:
     )
 
 
-def match(label: Label, findings: Index, taken: set[Finding]) -> Finding | None:
+def match(label: Label, findings: Index, taken: set[Finding], drift: int = MAX_DRIFT) -> Finding | None:
     """The finding a label speaks of: same package, file and rule, the code at the finding starting
     with the snippet, not claimed by another label, nearest to the recorded line and at most
-    ``MAX_DRIFT`` lines from it. (Nested calls such
+    ``drift`` lines from it. (Nested calls such
     as ``a(b).c()`` start at the same column, so two labels may share a snippet.)"""
     candidates = [
         f
         for f in findings.get((label.package, label.path, label.rule), [])
-        if f.source.startswith(label.snippet) and f not in taken and abs(f.line - label.line) <= MAX_DRIFT
+        if f.source.startswith(label.snippet) and f not in taken and abs(f.line - label.line) <= drift
     ]
     return min(candidates, key=lambda f: abs(f.line - label.line), default=None)
 
@@ -304,13 +305,21 @@ def score(findings: list[Finding], labels: list[Label]) -> tuple[dict[str, Count
     tally: dict[str, Counter] = defaultdict(Counter)
     labelled: set[Finding] = set()
     lost: list[Label] = []
-    for label in labels:
+    # A label claims the finding still on its own line first, so a label whose finding is gone cannot
+    # take, by drift, the finding another label sits on.
+    in_place: dict[int, Finding] = {}
+    for number, label in enumerate(labels):
+        hit = match(label, by_key, labelled, drift=0) if label.verdict != "MISS" else None
+        if hit is not None:
+            in_place[number] = hit
+            labelled.add(hit)
+    for number, label in enumerate(labels):
         counts = tally[label.rule]
         if label.verdict == "MISS":
             counts["misses"] += 1
             counts["found"] += found_miss(label, by_key)
             continue
-        hit = match(label, by_key, labelled)
+        hit = in_place.get(number) or match(label, by_key, labelled)
         if hit is None:
             counts["gone" if label.verdict == "FP" else "lost"] += 1
             if label.verdict == "TP":
