@@ -119,49 +119,96 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
             owner = ancestors[index - 1]
             if isinstance(owner, cst.If) and node is owner.body and _picks_one_pass(owner.test, loop):
                 return True
+            if isinstance(owner, cst.Else) and isinstance(ancestors[index - 2], cst.If):
+                if _picks_one_pass(ancestors[index - 2].test, loop, negated=True):
+                    return True
     return False
 
 
-def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
-    """``if i == 0:`` (or ``not i``, or ``i == last and ...``) on the counter of ``loop``
-    (``for i in range(n)``, ``for i, x in enumerate(xs)``) compared with a value the body does not
-    change: the branch runs on one pass only."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode, negated: bool = False) -> bool:
+    """Whether ``test`` (or, with ``negated``, its failing) holds on one pass of ``loop`` only: an
+    equality of the loop's key (see `_loop_key`) with a value the body does not change (``if i == 0:``,
+    ``if key == "done":`` over ``d.items()``), or the key's truth where at most one pass can give it
+    (``if not i:`` over a counter, ``if flag:`` over ``(False, True)``). An ``and`` holds on one pass
+    when either side does."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not negated:
         return _picks_one_pass(test.left, loop) or _picks_one_pass(test.right, loop)
-    counter = _counter(loop)
-    if counter is None:
+    key = _loop_key(loop)
+    if key is None:
         return False
+    name, truth_once = key
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        compared: cst.BaseExpression | None = test.expression
+        compared: cst.BaseExpression = test.expression
         other: cst.BaseExpression | None = None
+        allowed = _truth_once(truth_once, wanted=negated)
+    elif isinstance(test, cst.Name):
+        compared, other = test, None
+        allowed = _truth_once(truth_once, wanted=not negated)
     elif (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, cst.Equal)
+        and not negated
     ):
         compared, other = test.left, test.comparisons[0].comparator
-        if isinstance(other, cst.Name) and other.value == counter:
+        if isinstance(other, cst.Name) and other.value == name:
             compared, other = other, compared
+        allowed = True
     else:
         return False
-    if not (isinstance(compared, cst.Name) and compared.value == counter):
+    if not (allowed and isinstance(compared, cst.Name) and compared.value == name):
         return False
     changed = bound_names(loop.body)  # type: ignore[attr-defined]
-    return counter not in changed and (other is None or not (read_names(other) & (changed | {counter})))
+    return name not in changed and (other is None or not (read_names(other) & (changed | {name})))
 
 
-def _counter(loop: cst.CSTNode) -> str | None:
-    """The name a ``for`` loop counts passes with: ``i`` of ``for i in range(...)`` or of
-    ``for i, x in enumerate(...)``."""
-    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+def _truth_once(truth_once: str, wanted: bool) -> bool:
+    """Whether at most one pass gives the loop key the truth value ``wanted``."""
+    return truth_once == "both" or (truth_once == "falsy" and not wanted)
+
+
+#: Methods whose iteration yields each key of a mapping once.
+_KEY_ITERATORS = frozenset({"keys", "items"})
+
+
+def _loop_key(loop: cst.CSTNode) -> tuple[str, str] | None:
+    """The name a ``for`` loop binds to a different value on every pass, and which of its truth
+    values at most one pass can have ("falsy", "both" or ""): the counter of ``range(...)`` or of
+    ``enumerate(...)`` (only ``0`` is falsy), the key of ``d.keys()`` or ``d.items()`` (keys are
+    unique), or the target over a literal of distinct constants (``(False, True)``: each truth value
+    once)."""
+    if not isinstance(loop, cst.For):
         return None
-    called = dotted(loop.iter.func)
-    target = loop.target
-    if called == "range" and isinstance(target, cst.Name):
-        return target.value
-    if called == "enumerate" and isinstance(target, cst.Tuple) and target.elements:
-        first = target.elements[0].value
-        return first.value if isinstance(first, cst.Name) else None
+    target, iterable = loop.target, loop.iter
+    first = target.elements[0].value if isinstance(target, cst.Tuple) and target.elements else None
+    if isinstance(iterable, cst.Call):
+        called = dotted(iterable.func)
+        if called == "range" and isinstance(target, cst.Name):
+            return target.value, "falsy"
+        if called == "enumerate" and isinstance(first, cst.Name):
+            return first.value, "falsy"
+        method = iterable.func.attr.value if isinstance(iterable.func, cst.Attribute) else None
+        if method in _KEY_ITERATORS and not iterable.args:
+            if method == "keys" and isinstance(target, cst.Name):
+                return target.value, ""
+            if method == "items" and isinstance(first, cst.Name) and len(target.elements) == 2:  # type: ignore[union-attr]
+                return first.value, ""
+        return None
+    if isinstance(iterable, cst.Tuple | cst.List | cst.Set) and isinstance(target, cst.Name):
+        values = [element.value for element in iterable.elements]
+        texts = [_constant_text(value) for value in values]
+        if None in texts or len(set(texts)) != len(texts):
+            return None
+        return target.value, "both" if set(texts) <= {"True", "False"} else ""
+    return None
+
+
+def _constant_text(node: cst.BaseExpression) -> str | None:
+    """The source of a literal constant (number, string, ``True``/``False``/``None``), else None."""
+    if isinstance(node, cst.Integer | cst.Float | cst.SimpleString):
+        return node.value
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return node.value
     return None
 
 
