@@ -5,11 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit import writes
+from torchperf_lint.toolkit import types, writes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import bound_names, runs_at_most_once
 from torchperf_lint.toolkit.matching import method_name, positional, walk
-from torchperf_lint.toolkit.types import ARRAY, TENSOR, kind_of
 
 _TORCH_CONSTRUCTORS = "tensor as_tensor from_numpy arange linspace logspace meshgrid full ones zeros empty eye"
 CONSTRUCTORS = frozenset(
@@ -43,10 +42,13 @@ class LoopInvariantTensor(Rule):
         "constructors of the same values and are never flagged. Exempt, because the tensor is meant to "
         "be new each time: a buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`); one "
         "that is kept or stored, in a list (`out.append(torch.zeros(n))`, `extend`, `insert`, `out += "
-        "[...]`), a dict (`out[k] = ...`, `out.update({k: ...})`), or a module's state (`self.table = "
-        "...`, `setattr(self, name, ...)`, `register_buffer`, a metric's `add_state`), directly or by a "
-        "function of the same "
-        "file that keeps its parameter there; one wrapped into a learnable parameter or buffer "
+        "[...]`), a dict or key-value store (`out[k] = ...`, `out.update({k: ...})`, `td.set(k, ...)`), or "
+        "a module's state (`self.table = ...`, `setattr(self, name, ...)`, `register_buffer`, a metric's "
+        "`add_state`), directly, by a function of the same file that keeps its parameter there, or inside "
+        "an object built on it that is itself stored so (`replies.append(TensorDict({'ok': "
+        "torch.tensor(True)}))`: an instance of a class outside torch and NumPy holds what it is given; "
+        "bound to a name, as in `prior = Normal(torch.tensor(0.0), s)`, such an object is taken as a "
+        "reader of the tensor and the constructor is flagged); one wrapped into a learnable parameter or buffer "
         "(`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not copy); and one bound "
         "to a name whose value the loop body writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`, or "
         "`w = torch.empty(d, r)` then `nn.init.kaiming_uniform_(w)`), "
@@ -64,8 +66,10 @@ class LoopInvariantTensor(Rule):
         "or bound from such a call), which shares its memory and allocates nothing; NumPy constructors "
         "(`np.zeros`), which are not torch; and a constructor that runs at most once per loop, in a "
         "branch or loop body that ends in `return`, `break` or `raise`, or under a test that picks one pass "
-        "by the loop's own counter (`if i == 0:` in `for i, x in enumerate(xs)`, the counter unchanged by "
-        "the body)."
+        "by a loop key that differs on every pass and that the body leaves unchanged: the counter of "
+        "`range` or `enumerate` (`if i == 0:`), the key of `d.items()` or `d.keys()` (`if key == 'done':`), "
+        "or the target over a literal of distinct constants (both arms of `if flag:` in "
+        "`for flag in (False, True)`)."
     ) + test_files(
         "tests rebuild the same small inputs and expected values for every case of a loop, so each case "
         "starts clean; nothing there is measured"
@@ -119,6 +123,16 @@ class LoopInvariantTensor(Rule):
         "import torch\ndef _keep(table, key, value):\n    table[key] = value\ndef f(keys, table):\n"
         "    for k in keys:\n        _keep(table, k, torch.zeros(3))\n        t = torch.ones(3)\n"
         "        _keep(table, k, t)\n",
+        "import torch\ndef f(keys, store):\n    for k in keys:\n        store.set(k, torch.zeros(3))\n"
+        "        done = torch.ones(3)\n        store.set(k + '_done', done)\n",
+        "import torch\nfrom tensordict import TensorDict\ndef f(messages):\n    replies = []\n"
+        "    for m in messages:\n        replies.append(TensorDict({'ok': torch.tensor(True)}, batch_size=[]))\n"
+        "        replies[-1]['last'] = Record(torch.zeros(3))\n    return replies\n",
+        "import torch\ndef f(data):\n    for key, value in data.items():\n        if key == 'done':\n"
+        "            use(torch.zeros(3))\n",
+        "import torch\ndef f():\n    for use_complex in (False, True):\n        if use_complex:\n"
+        "            probe = torch.arange(6)\n        else:\n            probe = torch.ones(6)\n"
+        "        check(probe)\n",
     )
     invalid = (
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
@@ -165,6 +179,13 @@ class LoopInvariantTensor(Rule):
             "        _put(out, i, torch.zeros(3))\n",
             ((6, 22),),
         ),
+        Invalid(  # keys of a plain iterable may repeat; an object only read is not kept
+            "import torch\ndef f(names, data, w):\n    for name in names:\n        if name == 'done':\n"
+            "            use(torch.zeros(3))\n    for key, value in data.items():\n        if key != 'done':\n"
+            "            use(Record(torch.ones(3)))\n        prior = Normal(torch.tensor(0.0), value)\n"
+            "        w.append(sample(key, prior))\n",
+            ((5, 17), (8, 24), (9, 24)),
+        ),
     )
 
     def __init__(self, ctx) -> None:
@@ -194,13 +215,15 @@ class LoopInvariantTensor(Rule):
     def _is_fresh_buffer(self, changed: writes.Writes) -> bool:
         """Whether the new tensor is meant to be new each time: filled in place on the spot
         (``torch.empty(1).uniform_()``), kept (``out.append(torch.zeros(n))``, ``table[k] = ...``,
-        ``table.update({k: ...})``, ``setattr(self, name, ...)``, ``items += [...]``, a function of this
-        file that keeps its parameter), wrapped into a learnable parameter (``nn.Parameter(torch.empty(n))``),
+        ``table.update({k: ...})``, ``store.set(k, ...)``, ``setattr(self, name, ...)``, ``items += [...]``, a
+        function of this file that keeps its parameter, or an object built on it that is kept), wrapped
+        into a learnable parameter (``nn.Parameter(torch.empty(n))``),
         or bound to a name whose value the loop body writes in place, keeps or returns (directly, through
         a view, or inside a tuple). A store into a tensor (``out[:, i] = ...``) copies the values: the
         new tensor is not kept."""
         ancestors = self.ctx.ancestors
         value: cst.CSTNode = ancestors[-1]
+        in_object = False  # held by an object built on it: only a direct store of the object keeps it
         for index in range(len(ancestors) - 2, -1, -1):
             parent = ancestors[index]
             if parent is value:  # the call an argument passed through
@@ -221,14 +244,18 @@ class LoopInvariantTensor(Rule):
                 if not isinstance(outer, cst.Call):
                     return False
                 effect = self._effect_on(outer, parent)
+                if effect is None and types.builds_object(self.ctx, outer):
+                    effect, in_object = writes.RETURNED, True  # the new object holds its argument
                 if effect != writes.RETURNED:
                     return effect == writes.KEPT
-                value = outer  # a function of this file that returns what it is given
+                value = outer  # a function of this file that returns what it is given, or an object built on it
             elif isinstance(parent, cst.Return | cst.Yield):
                 return True
             elif isinstance(parent, cst.AugAssign):
                 return parent.value is value and isinstance(value, _DISPLAYS)  # ``items += [torch.zeros(n)]``
             elif isinstance(parent, cst.Assign | cst.AnnAssign):
+                if in_object and any(isinstance(t, cst.Name) for t in _targets(parent)):
+                    return False  # ``prior = Normal(torch.tensor(0.0), s)``, then read: the object is a reader
                 return self._binding_keeps(parent, changed)
             else:
                 return False
@@ -268,7 +295,7 @@ class LoopInvariantTensor(Rule):
     def _copied_into(self, target: cst.BaseExpression) -> bool:
         """A store into a tensor or an array (``out[:, i] = ...``) copies the values in."""
         ctx = self.ctx
-        return isinstance(target, cst.Subscript) and writes.copies_values(target, lambda e: kind_of(ctx, e))
+        return isinstance(target, cst.Subscript) and writes.copies_values(target, lambda e: types.kind_of(ctx, e))
 
     def _shares_existing(self, node: cst.Call, callee: str) -> bool:
         """``torch.from_numpy(a)``/``torch.as_tensor(a)`` of a value known to be an array or a tensor
@@ -276,7 +303,8 @@ class LoopInvariantTensor(Rule):
         if callee not in _SHARING_CONSTRUCTORS:
             return False
         args = positional(node)
-        return len(node.args) == 1 and bool(args) and kind_of(self.ctx, args[0].value) in (ARRAY, TENSOR)
+        shared = types.kind_of(self.ctx, args[0].value) if args else None
+        return len(node.args) == 1 and shared in (types.ARRAY, types.TENSOR)
 
     def _enclosing_loop(self) -> cst.For | cst.While | None:
         """The innermost loop whose body holds the visited call (within the same function)."""
@@ -295,6 +323,10 @@ class LoopInvariantTensor(Rule):
             roots = [loop.body] + ([loop.target] if isinstance(loop, cst.For) else [])
             self._bound[key] = frozenset(name for root in roots for name in bound_names(root))
         return self._bound[key]
+
+
+def _targets(statement: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    return [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
 
 
 _HOLDERS = (cst.Element, cst.Tuple, cst.List, cst.Set, cst.DictElement, cst.Dict, cst.StarredElement, cst.IfExp)

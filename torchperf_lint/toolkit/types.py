@@ -23,6 +23,7 @@ from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.matching import int_value, is_literal, isinstance_test, string_value
+from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
 from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, TENSOR_TYPES
 
@@ -116,6 +117,18 @@ def kind_of(ctx: FileContext, expression: cst.BaseExpression) -> Kind:
     """What ``expression`` (inside the node being visited) evaluates to."""
     evaluator = _evaluator_here(ctx)
     return None if evaluator is None else evaluator.kind(expression)
+
+
+def builds_object(ctx: FileContext, call: cst.BaseExpression) -> bool:
+    """``TensorDict(obs)``, ``th.Variable(t)``: an instance of a class from outside torch and NumPy (by
+    the capitalised name it is called by). Such an object is no tensor, and it usually holds what it
+    is given. Torch's and NumPy's own classes (``torch.Tensor(...)``) are left out."""
+    if not isinstance(call, cst.Call):
+        return False
+    callee = ctx.qualname(call.func) or dotted(call.func)
+    if not callee:
+        return False
+    return callee.rpartition(".")[2][:1].isupper() and not callee.startswith(("torch.", "numpy."))
 
 
 def bound_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:

@@ -55,6 +55,7 @@ KEEPING_METHODS = frozenset(
         "setdefault",
         "update",
         "put",
+        "set",  # a key-value store's ``set(key, value)`` (``TensorDict.set``)
         "register_buffer",
         "register_parameter",
         "add_state",  # a metric's state (torchmetrics' ``Metric.add_state``) keeps its default tensor
