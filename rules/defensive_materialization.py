@@ -13,6 +13,7 @@ from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, method_name, root_name, self_attribute, source_of
 from torchperf_lint.toolkit.traversal import walk
+from torchperf_lint.vocabulary import TENSOR_MEMBERS
 
 #: Methods that return a view of their receiver (or of a reshaped receiver) without copying.
 VIEWS = frozenset(
@@ -119,7 +120,10 @@ class DefensiveMaterialization(Rule):
         "writes anything in place or stores into that attribute, any of which may change the state while `w` "
         "is read (where the function does none of these, the clone is flagged: `w1 = "
         "self.conv[0].weight.data.clone()` then only read); a `.clone()` of a value not known to be a tensor "
-        "(`cfg = get_cfg()`, `cfg.clone()`); and a `.contiguous()` of a tensor the function made (an "
+        "(`cfg = get_cfg()`, `cfg.clone()`) or known not to be one: an instance of a class from outside "
+        "torch and NumPy (`TensorDict(obs).clone()`), or a copy whose next member is one torch tensors do "
+        "not have (`state.clone().to_dict()`, also through the name it is bound to); and a `.contiguous()` "
+        "of a tensor the function made (an "
         "operation, a torch call or a project function known to return a tensor, directly or through a name), "
         "alone or through views that keep contiguity (`torch.cat(parts).view(b, -1).contiguous()`, "
         "`.unsqueeze`, `.squeeze`), which is contiguous already and copies nothing. Not exempt, because the "
@@ -210,6 +214,9 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef _bump(t):\n    t.add_(1)\ndef f(inp):\n    x = inp * 2\n    y = x.clone()\n"
         "    _bump(x)\n    return x - y\n",
         "import torch\ndef f(p):\n    cfg = get_cfg()\n    c = cfg.clone()\n    c.merge_from_file(p)\n",
+        "import torch\nfrom tensordict import TensorDict\ndef f(obs, weights, spec):\n"
+        "    a = TensorDict(obs).clone().to_dict()\n    b = weights['extra'].clone().flatten_keys('.')\n"
+        "    c = spec.expand(4).clone()\n    d = c.to_dict()\n    return a, b, d\n",
         "import torch\ndef f(self, t):\n    c = self.weight.clone()\n    c -= t\n    return c.sum()\n",
         "import torch\ndef _shift(a, b):\n    a -= b\n    return a\ndef f(self, t):\n"
         "    return _shift(self.weight.clone(), t).sum()\n",
@@ -430,6 +437,8 @@ class DefensiveMaterialization(Rule):
         if fate is Fate.NEEDED:
             return
         receiver = node.func.value  # type: ignore[attr-defined]
+        if types.builds_object(self.ctx, receiver):
+            return  # ``TensorDict(obs).clone()`` copies an object of another library, not a tensor
         after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
         if after_view and method == "contiguous" and self._made_here(node, _under_contiguity_keepers(receiver)):
             return  # ``torch.cat(parts).view(b, -1)`` is contiguous already: nothing is copied
@@ -589,6 +598,8 @@ class DefensiveMaterialization(Rule):
                 continue
             kind = type(parent)
             if kind is cst.Attribute and parent.value is value:  # type: ignore[attr-defined]
+                if parent.attr.value not in TENSOR_MEMBERS:  # type: ignore[attr-defined]
+                    return Fate.NEEDED  # ``td.clone().to_dict()``: no tensor, so not this rule's copy
                 call = ancestors[index - 1] if index > 0 else None
                 if not (isinstance(call, cst.Call) and call.func is parent):
                     if parent.attr.value not in writes.VIEW_METHODS:  # type: ignore[attr-defined]

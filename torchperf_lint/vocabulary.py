@@ -7,6 +7,7 @@ the rules read LibCST trees; both spell the contract's vocabulary from here.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 #: ``# torchperf: prevalidated`` on a ``def`` line marks a caller-prevalidated function.
 PRAGMA = re.compile(r"#\s*torchperf:\s*prevalidated\b")
@@ -44,6 +45,13 @@ HEAVY_OPS = frozenset(
     }
 )
 
+#: Public members of ``torch.Tensor``, listed from the installed torch once (the file's header says
+#: how), since the linter never imports torch: a member outside it says the value is not a tensor.
+TENSOR_MEMBERS = frozenset(
+    line
+    for line in Path(__file__).with_name("tensor_members.txt").read_text(encoding="utf-8").splitlines()
+    if line and not line.startswith("#")
+)
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
 #: pandas containers: their reductions are no tensor reads.
