@@ -15,6 +15,7 @@ from torchperf_lint.toolkit.bookkeeping import (
     only_amends_a_raise,
     only_collects_names,
     only_detaches,
+    only_extends_text,
     only_keeps_for_backward,
     only_raises,
     only_registers_observers,
@@ -65,8 +66,9 @@ class GraphPreservingFallback(Rule):
         "for autograd (`requires_grad`, `differentiable`, `need_grad`, or against it: `no_grad`, "
         "`track_grads`), or a local folded from one, in a "
         "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`), unless it only "
-        "fills in a default (`if requires_grad is None:`); `self.requires_grad` of a class that is no "
-        "tensor (a module keeping its constructor's `requires_grad=` argument) counts as such a setting. "
+        "fills in a default (`if requires_grad is None:`); an attribute of `self` named so "
+        "(`self.requires_grad`, `self.no_grad`) in a class that is no tensor (a module keeping its "
+        "constructor's argument) counts as such a setting. "
         "One test gives "
         "one finding, however many reads it combines. Exempt, because none of them is a second route: "
         'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
@@ -78,7 +80,9 @@ class GraphPreservingFallback(Rule):
         "hook returning a new gradient is a backward route and is still flagged); in a custom "
         "`torch.autograd.Function`'s `forward`, a branch that only keeps values on the context for the "
         "backward (`ctx.opt = opt`, `ctx.save_for_backward(x)`), which computes the output the same way; "
-        "a branch that only warns, logs or prints, or only "
+        "a branch that only warns, logs or prints, only extends text a name holds (`text = "
+        "text[:-1] + ', requires_grad=True)'` in a repr; binding a fresh literal such as `mode = 'graph'` "
+        "may pick a route later and is flagged), or only "
         "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), or only gathers "
         "trainable tensors into a collection named for parameters (`parameters.append(t)`) or counts their "
         "elements (`total += t.numel()`), which touches "
@@ -191,6 +195,15 @@ class GraphPreservingFallback(Rule):
         "        self.pos = torch.nn.Parameter(pad(self.pos, n), requires_grad=self.pos.requires_grad)\n"
         "    def forward(self, x):\n        if self.pos is not None:\n"
         "            x = x + self.pos\n        return x\n",
+        "import torch\ndef _replace(p, data):\n    if p.device.type == 'meta':\n"
+        "        return torch.nn.Parameter(data, requires_grad=data.requires_grad)\n    return p\n"
+        "class L(torch.nn.Module):\n    def load(self, w):\n        self.weight = _replace(self.weight, w)\n"
+        "    def reset(self):\n        if self.weight.dtype == torch.uint8:\n"
+        "            raise ValueError('packed')\n"
+        "        return self.weight.detach()\n",
+        "import torch\ndef describe(t, text):\n    if t.requires_grad:\n"
+        "        text = text[:-1] + ', requires_grad=True)'\n    else:\n        text += f' ({len(text)} chars)'\n"
+        "    return text\n",
         "import torch\ndef f(x, n):\n    w = torch.zeros(n, requires_grad=x.requires_grad)\n"
         "    if w.numel() > 4:\n        return slow(x, w)\n    return fast(x, w)\n",
     )
@@ -333,6 +346,14 @@ class GraphPreservingFallback(Rule):
             ((4, 12),),
         ),
         Invalid(
+            "import torch\nfrom contextlib import nullcontext\nclass T(torch.nn.Module):\n"
+            "    def __init__(self, module, no_grad=False):\n        self.module, self.no_grad = module, no_grad\n"
+            "    def forward(self, x):\n        with torch.no_grad() if self.no_grad else nullcontext():\n"
+            "            return self.module(x)\n    def run(self, x):\n        if self.no_grad:\n"
+            "            return self.module(x.detach())\n        return self.module(x)\n",
+            ((7, 33), (10, 12)),
+        ),
+        Invalid(
             "import torch\nclass M:\n    def backward(self, grad):\n        if grad.requires_grad:\n"
             "            return grad * 2\n        return grad\n",
             ((4, 12),),
@@ -403,6 +424,8 @@ class GraphPreservingFallback(Rule):
     def visit_If(self, node: cst.If) -> None:
         if only_raises(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
             return
+        if only_extends_text(node.body) and _extends_text_or_nothing(node.orelse):
+            return  # ``text += ", requires_grad=True)"`` describes the tensor; it routes nothing
         if node.orelse is None and (
             only_reports(node.body)
             or only_collects_names(node.body)
@@ -428,6 +451,9 @@ class GraphPreservingFallback(Rule):
         if in_custom_backward(self.ctx):
             return
         flag = self._flag_route(test)
+        if isinstance(flag, cst.Attribute):
+            self.report(flag, what=source_of(flag), via=", a setting asking for autograd,")
+            return
         if flag is not None:
             function = self.ctx.enclosing_function()
             own = function is not None and flag.value in {p.name.value for p in parameters(function)}
@@ -446,16 +472,29 @@ class GraphPreservingFallback(Rule):
         function = self.ctx.enclosing_function()
         return function is not None and _handles_grad(self.ctx, function.body)
 
-    def _flag_route(self, test: cst.BaseExpression) -> cst.Name | None:
-        """``if requires_grad:`` on a parameter named for autograd (or a local folded from one) in a
-        function that handles grad on some path (records, detaches, or runs under ``no_grad``): the
-        caller's flag chooses between a graph-preserving route and an eager one."""
+    def _flag_route(self, test: cst.BaseExpression) -> cst.Name | cst.Attribute | None:
+        """``if requires_grad:`` on a parameter named for autograd (or a local folded from one), or
+        ``if self.no_grad:`` on such a setting of a module, in a function that handles grad on some
+        path (records, detaches, or runs under ``no_grad``): the caller's flag chooses between a
+        graph-preserving route and an eager one."""
         flags = self._flags[-1]
-        name = next((n for n in in_source_order(test) if isinstance(n, cst.Name) and n.value in flags), None)
+        flag = next(
+            (
+                n
+                for n in in_source_order(test)
+                if (isinstance(n, cst.Name) and n.value in flags)
+                or (
+                    isinstance(n, cst.Attribute)
+                    and GRAD_FLAG_NAME.search(n.attr.value)
+                    and _is_setting(self.ctx, n)
+                )
+            ),
+            None,
+        )
         function = self.ctx.enclosing_function()
-        if name is None or function is None or _tests_for_none(test):
+        if flag is None or function is None or _tests_for_none(test):
             return None
-        return name if self._flag_handles_grad() else None
+        return flag if self._flag_handles_grad() else None
 
     def _first_read(
         self, expression: cst.BaseExpression, names: set[str] = frozenset()
@@ -488,9 +527,9 @@ class GraphPreservingFallback(Rule):
 
 
 def _is_setting(ctx, read: cst.Attribute) -> bool:
-    """``self.requires_grad`` in a class that is no tensor (an ``nn.Module`` storing its constructor's
-    ``requires_grad=`` argument): a setting of the object, like a parameter named for autograd, and
-    not any tensor's autograd state."""
+    """``self.requires_grad`` (or another attribute named for autograd: ``self.no_grad``) in a class that
+    is no tensor (an ``nn.Module`` storing its constructor's argument): a setting of the object, like
+    a parameter named for autograd, and not any tensor's autograd state."""
     if not (isinstance(read.value, cst.Name) and read.value.value == "self"):
         return False
     owner = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
@@ -567,6 +606,10 @@ def _detaches_or_nothing(orelse: cst.If | cst.Else | None) -> bool:
     return orelse is None or (isinstance(orelse, cst.Else) and only_detaches(orelse.body))
 
 
+def _extends_text_or_nothing(orelse: cst.If | cst.Else | None) -> bool:
+    return orelse is None or (isinstance(orelse, cst.Else) and only_extends_text(orelse.body))
+
+
 def _handles_grad(ctx, arm: cst.CSTNode) -> bool:
     for node in walk(arm):
         if isinstance(node, cst.Call):
@@ -597,9 +640,20 @@ def _is_state_helper(ctx, name: str) -> bool:
 
 
 def _returns_state(ctx, function: cst.FunctionDef) -> bool:
+    """A ``return`` whose value reads autograd state. A read passed as a call's ``requires_grad=``
+    argument (``return nn.Parameter(data, requires_grad=data.requires_grad)``) only configures the
+    tensor returned, as in `_copies_flag_into_tensor`."""
     for node in walk(function.body, into_functions=False):
         if isinstance(node, cst.Return) and node.value is not None:
+            settings = {
+                id(part)
+                for arg in walk(node.value)
+                if isinstance(arg, cst.Arg) and arg.keyword is not None and arg.keyword.value == "requires_grad"
+                for part in walk(arg.value)
+            }
             for part in walk(node.value):
+                if id(part) in settings:
+                    continue
                 if isinstance(part, cst.Attribute) and part.attr.value == "requires_grad":
                     return True
                 if isinstance(part, cst.Call) and _reads_flag_by_name(ctx, part):

@@ -36,6 +36,8 @@ _OBSERVING_WORDS = ("warn", "check", "log", "print", "record", "report")
 #: Tensor methods that attach a gradient hook; torch raises on a tensor that does not require grad.
 _HOOK_REGISTRATIONS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
 _TEXT = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+#: Builtins that turn a value into text, or measure it, without computing on a tensor.
+_TEXT_BUILTINS = frozenset({"str", "repr", "type", "len"})
 #: Methods that may follow ``.detach()`` on a detached copy without starting any computation of their own.
 _AFTER_DETACH = frozenset({"clone", "contiguous", "cpu"})
 
@@ -175,6 +177,39 @@ def only_collects_names(body: cst.BaseSuite) -> bool:
         and len(statement.value.args) == 1
         and isinstance(statement.value.args[0].value, _TEXT)
         for statement in statements
+    )
+
+
+def only_extends_text(body: cst.BaseSuite) -> bool:
+    """The block only extends text a name already holds (``text = text[:-1] + ", requires_grad=True)"``,
+    ``note += " (leaf)"``): each statement adds a string literal to the name it binds, calling nothing
+    but ``str``, ``repr``, ``type`` or ``len``. Describing a tensor for a reader routes no work, while
+    binding a fresh literal (``mode = "graph"``) may pick a route later."""
+    statements = _small_statements(body)
+    return bool(statements) and all(_extends_text(statement) for statement in statements)
+
+
+def _extends_text(statement: cst.BaseSmallStatement) -> bool:
+    if isinstance(statement, cst.AugAssign):
+        target, value = statement.target, statement.value
+    elif isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0].target, statement.value
+    else:
+        return False
+    if not isinstance(target, cst.Name):
+        return False
+    parts = list(walk(value))
+    extends = isinstance(statement, cst.AugAssign) or any(
+        isinstance(part, cst.Name) and part.value == target.value for part in parts
+    )
+    return (
+        extends
+        and any(isinstance(part, _TEXT) for part in parts)
+        and all(
+            isinstance(part.func, cst.Name) and part.func.value in _TEXT_BUILTINS
+            for part in parts
+            if isinstance(part, cst.Call)
+        )
     )
 
 
