@@ -107,7 +107,9 @@ class DeviceRoute(Rule):
         "`current_device()` initialises CUDA and is still flagged), and "
         "seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
         "`torch.manual_seed(seed)`), except in the test of an `if`, `while` or conditional expression, "
-        "where the value picks what runs; annotations; a test whose branch only raises, "
+        "where the value picks what runs; annotations; an error class caught by an `except` clause "
+        "(`except torch.cuda.OutOfMemoryError:`), which names an error and picks no device (what the "
+        "handler does is judged on its own); a test whose branch only raises, "
         "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
         "`assert` (it refuses a device: the route stays on the CPU); "
         "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
@@ -132,6 +134,9 @@ class DeviceRoute(Rule):
     )
     valid = (
         "import torch\ny = x.to(torch.float32)\n",
+        "import torch\nfrom torch.cuda import OutOfMemoryError\ndef run(f, x):\n    try:\n        return f(x)\n"
+        "    except torch.cuda.OutOfMemoryError:\n        settle()\n        raise\n"
+        "    except (ValueError, OutOfMemoryError) as error:\n        log(error)\n        raise\n",
         # nested tests every arm of which only raises: a check that refuses a device mix
         "import torch\ndef check(a, b):\n    if b.device.type == 'cuda':\n        if a.device.type == 'cuda':\n"
         "            if a.device.index != b.device.index:\n                raise TypeError('same GPU')\n"
@@ -185,6 +190,11 @@ class DeviceRoute(Rule):
         "        raise ValueError('CPU tensors only')\n",
     )
     invalid = (
+        Invalid(  # the caught error class routes nothing; a handler that moves work does
+            "import torch\ndef run(f, x):\n    try:\n        return f(x)\n"
+            "    except torch.cuda.OutOfMemoryError:\n        return f(x.cuda(1))\n",
+            ((6, 18),),
+        ),
         Invalid(  # a device attribute tested for a substring picks the autocast device
             "import torch\nclass Trainer:\n    def setup(self):\n        if 'cuda' in self.device:\n"
             "            self.amp = 'cuda'\n        else:\n            self.amp = 'cpu'\n",
@@ -380,7 +390,8 @@ class DeviceRoute(Rule):
         """Report ``node`` unless another device test of the same condition was reported, or the
         device is only mentioned: in an annotation, or in a test whose branch only raises or warns
         (validation: the route stays on the CPU)."""
-        if _in_annotation(self.ctx.ancestors) or _guards_only_a_rejection(self.ctx.ancestors):
+        ancestors = self.ctx.ancestors
+        if _in_annotation(ancestors) or _in_caught_type(ancestors) or _guards_only_a_rejection(ancestors):
             return
         condition = _condition_of(self.ctx.ancestors)
         if condition is not None:
@@ -704,6 +715,15 @@ def _is_assignment_target(ancestors: list[cst.CSTNode]) -> bool:
 
 def _in_annotation(ancestors: list[cst.CSTNode]) -> bool:
     return any(isinstance(node, cst.Annotation) for node in ancestors)
+
+
+def _in_caught_type(ancestors: list[cst.CSTNode]) -> bool:
+    """``except torch.cuda.OutOfMemoryError:`` names an error the code may meet; it picks no device.
+    What the handler then does is judged on its own."""
+    return any(
+        isinstance(node, cst.ExceptHandler | cst.ExceptStarHandler) and ancestors[index + 1] is node.type
+        for index, node in enumerate(ancestors[:-1])
+    )
 
 
 def _in_test(ancestors: list[cst.CSTNode]) -> bool:
