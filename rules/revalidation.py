@@ -10,6 +10,7 @@ from torchperf_lint.index.conditions import failing_condition_of
 from torchperf_lint.kernel_map.facts import Prevalidation
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import tests_apply
+from torchperf_lint.toolkit.flow import ends_with
 from torchperf_lint.toolkit.functions import parameters, prevalidation
 from torchperf_lint.toolkit.kernel_map_wording import OPTIONS, PREVALIDATED
 from torchperf_lint.toolkit.matching import source_of, walk
@@ -60,7 +61,9 @@ class Revalidation(Rule):
         "Exempt, because they are dispatch, not validation: an empty-batch fast path "
         "(`if x.shape[0] == 0: return x`) and an identity fast path (`if matrix is None: return "
         "volume`), which return a valid result for a valid input instead of rejecting one; a "
-        "`try`/`except` that falls back to another route; and any `raise` inside an `except` block, "
+        "`try`/`except` that falls back to another route, including a check inside its `try` body whose "
+        "failure a handler turns into another result (`except ValueError: return False`) rather than "
+        "raising again; and any `raise` inside an `except` block, "
         "which reports or translates a failure of the work that just ran rather than checking the "
         "arguments before it."
     ) + tests_apply(
@@ -84,6 +87,11 @@ class Revalidation(Rule):
         "    return warp(x, matrix)\n",
         "def _r(x):  # torchperf: prevalidated\n    try:\n        return fast(x)\n    except KeyError as error:\n"
         "        raise ValueError(f'no route for {x.dtype}') from error\n",
+        "def _matches(x, schema):  # torchperf: prevalidated\n    try:\n        validate_fields(x, schema)\n"
+        "    except ValueError:\n        return False\n    return True\n",
+        "def _copy(model):  # torchperf: prevalidated\n    try:\n        copied = clone(model)\n"
+        "        assert copied.ndim == model.ndim\n        return copied\n    except Exception:\n"
+        "        return model\n",
     )
     invalid = (
         Invalid("def _r(x):  # torchperf: prevalidated\n    assert x.ndim == 5\n", ((2, 5),)),
@@ -96,6 +104,11 @@ class Revalidation(Rule):
             ((3, 5),),
         ),
         Invalid("def _r(x):  # torchperf: prevalidated\n    validate_volume(x)\n", ((2, 5),)),
+        Invalid(  # a handler that raises again still rejects the input
+            "def _r(x):  # torchperf: prevalidated\n    try:\n        validate_volume(x)\n"
+            "    except ValueError as error:\n        raise TypeError('bad volume') from error\n",
+            ((3, 9),),
+        ),
         Invalid(
             'def route(volume, matrix):\n    """Warp one prevalidated CDHW volume."""\n'
             "    if volume.ndim != 4:\n        raise ValueError('rank')\n",
@@ -165,7 +178,7 @@ class Revalidation(Rule):
         business). ``asserted`` says how the check fails: when its condition is false (``assert``),
         true (``if ...: raise``), or out of sight (None: a validator call)."""
         router = self._router
-        if router is None or condition is None:
+        if router is None or condition is None or _falls_back_when_failing(self.ctx.ancestors):
             return
         names = (n.value for n in walk(condition) if isinstance(n, cst.Name))
         read = frozenset(router.inputs[name] for name in names if name in router.inputs)
@@ -174,6 +187,17 @@ class Revalidation(Rule):
         failing = failing_condition_of(source, asserted=asserted) if asserted is not None else None
         if router.why.covers(read, tested, failing):
             self.report(node, what=what, function=router.qualname, reason=router.why.reason)
+
+
+def _falls_back_when_failing(ancestors: list[cst.CSTNode]) -> bool:
+    """The check sits in a ``try`` body with a handler that does not raise again (``except ValueError:
+    return False``): its failure picks another result instead of rejecting the input."""
+    return any(
+        isinstance(node, cst.Try)
+        and ancestors[index + 1] is node.body
+        and any(not ends_with(handler.body, (cst.Raise,)) for handler in node.handlers)
+        for index, node in enumerate(ancestors[:-1])
+    )
 
 
 def _inputs(function: cst.FunctionDef) -> dict[str, str]:
