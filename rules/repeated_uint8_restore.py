@@ -39,7 +39,8 @@ class RepeatedUint8Restore(Rule):
         "statement of the same function, and a saturation inside a loop of a working tensor the loop "
         "carries (`x = p(x).clamp_(0, 255)` restores the same tensor on every iteration); a restore of "
         "each slice's fresh result (`res = f(x[d]).clamp(0, 255)`), or of a name the loop binds to a "
-        "value not made from it (`data = items[j]`), is once per value. A clamp of a value cast to "
+        "value not made from it (`data = items[j]`) or of its own target (`for chunk in x.split(n):`, then "
+        "`chunk = f(chunk)`), is once per value. A clamp of a value cast to "
         "another integer type (`pos.round().long().clamp(0, 255)`) keeps an index in range and restores "
         "nothing. A clamp followed by a cast, in one statement or two, is one restoration; a bare "
         "cast in a loop (byte views for "
@@ -71,6 +72,9 @@ class RepeatedUint8Restore(Rule):
         "    return pos\n",
         "import torch\ndef f(items, out):\n    for j, item in enumerate(items):\n        img = items[j]\n"
         "        out[j] = img.clamp(0, 255).to(torch.uint8)\n    return out\n",
+        "import torch\ndef f(images, n, out):\n    for chunk in images.split(n):\n"
+        "        chunk = resize(chunk.to(torch.float32))\n"
+        "        out.append(chunk.round_().clamp_(0, 255).to(torch.uint8))\n",
     )
     invalid = (
         Invalid(
@@ -129,10 +133,14 @@ class RepeatedUint8Restore(Rule):
         """A saturation in a loop whose working tensor the loop rebinds (``x = p(x).clamp_(0, 255)``):
         the next iteration restores the same tensor again. One restore per slice of a fresh tensor
         each iteration (``res = f(x[d]).clamp(0, 255)``), or of a name bound each time to a value not
-        made from it (``data = items[i]``), is once per value, not again."""
+        made from it (``data = items[i]``), or of the loop's own target (``for chunk in x.split(n):``), is
+        once per value, not again."""
         loop = in_loop(self.ctx)
         if loop is None or subject is None or not isinstance(loop, cst.For | cst.While):
             return False
+        targets = walk(loop.target) if isinstance(loop, cst.For) else ()
+        if any(isinstance(n, cst.Name) and n.value == subject for n in targets):
+            return False  # ``for chunk in x.split(n): chunk = f(chunk)``: each pass starts from a new slice
         return any(
             isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign)
             and any(isinstance(name, cst.Name) and name.value == subject for name in _targets(node))
