@@ -54,7 +54,9 @@ class AutogradRecording(Rule):
     notes = (
         "Flagged anywhere in the linted files, since a kernel package has no business building a "
         "graph: `requires_grad=True` on a torch factory, `.requires_grad_()` or `.requires_grad_(True)`, "
-        "`x.requires_grad = True`, `torch.enable_grad`, `torch.set_grad_enabled(True)` (or a flag), "
+        "`x.requires_grad = True`, `torch.enable_grad` (called, or named to be entered later: `context = "
+        "torch.enable_grad if ttt else nullcontext`, a bare `@enable_grad`), `torch.set_grad_enabled(True)` "
+        "(or a flag), "
         "`.backward()`, `torch.autograd.grad`/`backward`, and subclasses of `torch.autograd.Function`. "
         "Exempt: learnable parameters (`nn.Parameter(t, requires_grad=True)`; a factory with "
         "`requires_grad=True` or a `.requires_grad_()` whose tensor `nn.Parameter` wraps, inline, "
@@ -161,6 +163,12 @@ class AutogradRecording(Rule):
             ((5, 9),),
         ),
         Invalid("import torch as T\nwith T.enable_grad():\n    pass\n", ((2, 6),)),
+        Invalid(  # named without a call: chosen as the context to enter, or a bare decorator
+            "import torch\nfrom contextlib import nullcontext\nfrom torch import enable_grad\n"
+            "def f(self, x):\n    context = torch.enable_grad if self.ttt else nullcontext\n"
+            "    with context():\n        return self.net(x)\n@enable_grad\ndef g(x):\n    return x * 2\n",
+            ((5, 15), (8, 2)),
+        ),
         Invalid(  # the same function under torch.autograd's names
             "import torch\ntorch.autograd.set_grad_enabled(True)\n"
             "from torch.autograd.grad_mode import set_grad_enabled\nset_grad_enabled(True)\n",
@@ -228,6 +236,27 @@ class AutogradRecording(Rule):
                 )
         if qualname is None and ctx.reaches_torch:
             self._check_method(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "enable_grad":
+            self._check_enabler_reference(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == "enable_grad":
+            self._check_enabler_reference(node)
+
+    def _check_enabler_reference(self, node: cst.Name | cst.Attribute) -> None:
+        """``torch.enable_grad`` named without being called: picked as a context to enter later
+        (``ctx = torch.enable_grad if ttt else nullcontext``) or applied as a bare decorator. A call
+        is reported by `visit_Call`; an import only binds the name."""
+        if _ENABLING_CALLS.get(self.ctx.qualname(node) or "", ("",))[0] != "torch.enable_grad":
+            return
+        parent = self.ctx.ancestors[-2]
+        if (isinstance(parent, cst.Call) and parent.func is node) or isinstance(parent, cst.Attribute):
+            return
+        if any(isinstance(a, cst.Import | cst.ImportFrom) for a in self.ctx.ancestors):
+            return
+        self.report(node, what="torch.enable_grad", effect="turns autograd recording on where it is entered")
 
     def _passes_flag_along(self) -> bool:
         """Inside ``if requires_grad:`` (a parameter of the enclosing function named for autograd) or
