@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
+from torchperf_lint.toolkit import types
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.flow import excludes
+from torchperf_lint.toolkit.flow import excludes, in_exclusive_arms
 from torchperf_lint.toolkit.functions import in_loop
 from torchperf_lint.toolkit.matching import int_value, keyword, method_name, positional, walk
 
@@ -16,6 +17,8 @@ _OTHER_INTEGER_DTYPES = frozenset(
     f"torch.{name}" for name in "int8 int16 int32 int64 short int long uint16 uint32 uint64".split()
 )
 _CLAMPS = frozenset({"clamp", "clamp_", "clip", "clip_"})
+#: Values whose clip is no tensor's restoration.
+_NOT_TORCH = (types.ARRAY, types.FRAME)
 _CAST, _SATURATE = "cast", "saturate"
 
 
@@ -39,14 +42,17 @@ class RepeatedUint8Restore(Rule):
         "statement of the same function, and a saturation inside a loop of a working tensor the loop "
         "carries (`x = p(x).clamp_(0, 255)` restores the same tensor on every iteration); a restore of "
         "each slice's fresh result (`res = f(x[d]).clamp(0, 255)`), or of a name the loop binds to a "
-        "value not made from it (`data = items[j]`) or of its own target (`for chunk in x.split(n):`, then "
+        "value not made from it (`data = items[j]`, also earlier in the same pass) or of its own target "
+        "(`for chunk in x.split(n):`, then "
         "`chunk = f(chunk)`), is once per value. A clamp of a value cast to "
         "another integer type (`pos.round().long().clamp(0, 255)`) keeps an index in range and restores "
         "nothing. A clamp followed by a cast, in one statement or two, is one restoration; a bare "
         "cast in a loop (byte views for "
-        "serialisation) is not flagged. Restorations in exclusive paths count once: a restore in a "
-        "branch that ends in `return` or `raise` never runs before the code after that branch, so "
-        "`if fast: return x.clamp(0, 255).byte()` followed by another restore is one per call."
+        "serialisation) is not flagged. Restorations in exclusive paths count once: restores in different "
+        "arms of one `if`/`elif`/`else` chain, and a restore in a branch that ends in `return` or `raise`, "
+        "which never runs before the code after that branch, so `if fast: return x.clamp(0, "
+        "255).byte()` followed by another restore is one per call. A clip of a value known to be a NumPy "
+        "array or a pandas object (`np.array(img).clip(0, 255)`) is no tensor's restoration."
     ) + test_files(
         "tests clamp and cast to uint8 once per comparison they make, on expectations and results alike,"
         " which are not a kernel's working tensor"
@@ -75,8 +81,18 @@ class RepeatedUint8Restore(Rule):
         "import torch\ndef f(images, n, out):\n    for chunk in images.split(n):\n"
         "        chunk = resize(chunk.to(torch.float32))\n"
         "        out.append(chunk.round_().clamp_(0, 255).to(torch.uint8))\n",
+        "import torch\ndef f(shn, parts, out):\n    for idx in parts:\n        q = (shn[idx] / 8 + 0.5) * 256\n"
+        "        q = torch.clamp(torch.trunc(q), 0, 255)\n        out.append(q.to(torch.uint8))\n",
+        "import torch\nimport numpy as np\ndef f(img, mode):\n    if mode == 'fast':\n"
+        "        x = img.clamp(0, 255)\n    elif mode == 'legacy':\n        x = np.array(img).clip(0, 255)\n"
+        "    else:\n        x = img.clamp(0, 255)\n    return x\n",
     )
     invalid = (
+        Invalid(  # arms exclude each other, but the restore after the ``if`` follows either
+            "import torch\ndef f(img, fast):\n    if fast:\n        img = img.clamp(0, 255)\n    else:\n"
+            "        img = blur(img).clamp(0, 255)\n    return img.clamp(0, 255).to(torch.uint8)\n",
+            ((7, 12),),
+        ),
         Invalid(
             "import torch\ndef f(x, passes):\n    for p in passes:\n        x = p(x.long()).clamp(0, 255)\n"
             "    return x\n",
@@ -122,7 +138,10 @@ class RepeatedUint8Restore(Rule):
         statement = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.SimpleStatementLine)), None)
         earlier = self._seen[-1].get((subject, kind)) if subject else None
         repeated = (
-            earlier is not None and earlier[0] is not statement and not excludes(earlier[1], self.ctx.ancestors)
+            earlier is not None
+            and earlier[0] is not statement
+            and not excludes(earlier[1], self.ctx.ancestors)
+            and not in_exclusive_arms(earlier[1], self.ctx.ancestors)
         )
         if repeated or (kind == _SATURATE and self._carried_through_loop(subject)):
             self.report(node, what=_describe(node), subject=subject or "the tensor")
@@ -133,20 +152,41 @@ class RepeatedUint8Restore(Rule):
         """A saturation in a loop whose working tensor the loop rebinds (``x = p(x).clamp_(0, 255)``):
         the next iteration restores the same tensor again. One restore per slice of a fresh tensor
         each iteration (``res = f(x[d]).clamp(0, 255)``), or of a name bound each time to a value not
-        made from it (``data = items[i]``), or of the loop's own target (``for chunk in x.split(n):``), is
-        once per value, not again."""
+        made from it (``data = items[i]``, also earlier in the same pass), or of the loop's own target
+        (``for chunk in x.split(n):``), is once per value, not again."""
         loop = in_loop(self.ctx)
         if loop is None or subject is None or not isinstance(loop, cst.For | cst.While):
             return False
         targets = walk(loop.target) if isinstance(loop, cst.For) else ()
         if any(isinstance(n, cst.Name) and n.value == subject for n in targets):
             return False  # ``for chunk in x.split(n): chunk = f(chunk)``: each pass starts from a new slice
+        if self._bound_fresh_earlier_in_pass(loop, subject):
+            return False
         return any(
             isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign)
             and any(isinstance(name, cst.Name) and name.value == subject for name in _targets(node))
             and _mentions(node, subject)
             for node in walk(loop.body, into_functions=False)
         )
+
+    def _bound_fresh_earlier_in_pass(self, loop: cst.For | cst.While, subject: str) -> bool:
+        """``q = (chunk / 8 + 0.5) * 256`` then ``q = torch.clamp(q, 0, 255)``: earlier in the same pass,
+        a statement of the loop body binds the subject to a value not made from it, so each pass
+        restores a new value."""
+        ancestors = self.ctx.ancestors
+        current = next((ancestors[i + 1] for i in range(len(ancestors) - 1) if ancestors[i] is loop.body), None)
+        for statement in loop.body.body:  # type: ignore[union-attr]
+            if statement is current:
+                return False
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if (
+                        isinstance(small, cst.Assign | cst.AnnAssign)
+                        and any(isinstance(n, cst.Name) and n.value == subject for n in _targets(small))
+                        and not _mentions(small, subject)
+                    ):
+                        return True
+        return False
 
     def _restoration(self, node: cst.Call) -> str | None:
         """``"cast"`` for a cast to uint8, ``"saturate"`` for a clamp to 0..255, else None."""
@@ -158,6 +198,8 @@ class RepeatedUint8Restore(Rule):
             return _CAST if is_uint8 else None
         if method == "byte" and qualname is None:
             return _CAST
+        if qualname is None and method in _CLAMPS and types.kind_of(self.ctx, node.func.value) in _NOT_TORCH:  # type: ignore[attr-defined]
+            return None  # ``np.array(img).clip(0, 255)``: NumPy's or pandas' clip, no tensor restored
         if qualname == "torch.clamp" or (qualname is None and method in _CLAMPS):
             bounds = positional(node)[1:] if qualname == "torch.clamp" else positional(node)
             values = [_number(b.value) for b in bounds] or [_number(a.value) for a in node.args if a.keyword]

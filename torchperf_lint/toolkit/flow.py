@@ -274,6 +274,19 @@ def excludes(earlier: Sequence[cst.CSTNode], later: Sequence[cst.CSTNode]) -> bo
     return False
 
 
+def in_exclusive_arms(first: Sequence[cst.CSTNode], second: Sequence[cst.CSTNode]) -> bool:
+    """Whether nodes with ancestors ``first`` and ``second`` sit in different arms of one ``if``/``elif``
+    /``else`` chain or conditional expression, so at most one of them runs."""
+    depth = 0
+    while depth < min(len(first), len(second)) and first[depth] is second[depth]:
+        depth += 1
+    if depth == 0 or depth >= min(len(first), len(second)):
+        return False
+    owner = first[depth - 1]
+    arms = (owner.body, owner.orelse) if isinstance(owner, cst.If | cst.IfExp) else ()
+    return any(first[depth] is arm for arm in arms) and any(second[depth] is arm for arm in arms)
+
+
 class LoopState:
     """What a loop carries from one pass to the next: the names its body binds that are read before
     they are bound in a pass (or read by a ``while`` test), the objects it changes in place
