@@ -67,7 +67,9 @@ class AutogradRecording(Rule):
         "one; under `if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
         "`nn.Parameter`, `self.freq.requires_grad_()`; or on a tensor of a module, `m.bias.requires_grad "
         "= True` for `m` in `model.modules()`), or a submodule's `requires_grad_()` "
-        "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()`), setting "
+        "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()`, an attribute "
+        "its class binds to a `torch.nn` module or container, `self.proj.requires_grad_()` or "
+        "`self.blocks[name].requires_grad_()` with `self.blocks = nn.ModuleDict()`), setting "
         "its parameters' flags, "
         "which is training set-up, not kernel work; passing the caller's flag along, which keeps "
         "the caller's choice: "
@@ -127,6 +129,10 @@ class AutogradRecording(Rule):
         "        module = unet.get_submodule(name)\n        module.requires_grad_(True)\n",
         "import torch\ndef unfreeze(model):\n    for _, m in model.named_modules():\n        m.requires_grad_()\n",
         "import torch\ndef unfreeze(model, path):\n    model.get_submodule(path).requires_grad_(True)\n",
+        "import torch\nfrom torch import nn\nclass A(nn.Module):\n    def __init__(self):\n"
+        "        self.blocks = nn.ModuleDict({})\n        self.proj = nn.Linear(3, 3)\n"
+        "    def add(self, name):\n        self.blocks[name].requires_grad_(True)\n"
+        "        self.proj.requires_grad_(True)\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
         "        w = torch.zeros(3).requires_grad_()\n        self.w = nn.Parameter(w)\n",
         "import torch\nfrom torch import nn\ndef _init(n):\n    return torch.randn(n, requires_grad=True)\n"
@@ -161,6 +167,13 @@ class AutogradRecording(Rule):
             "import torch\ndef queries(res, make):\n    if res:\n        p = make(res)\n"
             "        p.requires_grad = True\n        return p\n",
             ((5, 9),),
+        ),
+        Invalid(  # a plain tensor attribute is no module
+            "import torch\nfrom torch import nn\nclass A(nn.Module):\n    def __init__(self):\n"
+            "        self.buf = torch.zeros(3)\n        self.items = [torch.ones(2)]\n"
+            "    def train_buf(self):\n        self.buf.requires_grad_(True)\n"
+            "        self.items[0].requires_grad_()\n",
+            ((8, 9), (9, 9)),
         ),
         Invalid("import torch as T\nwith T.enable_grad():\n    pass\n", ((2, 6),)),
         Invalid(  # named without a call: chosen as the context to enter, or a bare decorator
@@ -345,7 +358,14 @@ class AutogradRecording(Rule):
         if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name):
             if self._is_module(receiver.value):  # ``m.bias.requires_grad = True``: a module's tensor
                 return True  # is one of its parameters
-        return self_attribute(receiver) in self._parameter_attributes() or _from_module_lookup(receiver)
+        if isinstance(receiver, cst.Subscript):  # ``self.blocks[name]`` of an ``nn.ModuleDict``/``ParameterList``
+            return self_attribute(receiver.value) in self._module_attributes()
+        attribute = self_attribute(receiver)
+        return (
+            attribute in self._parameter_attributes()
+            or attribute in self._module_attributes()
+            or _from_module_lookup(receiver)
+        )
 
     def _is_module(self, name: cst.Name) -> bool:
         """A name bound to a submodule (``module = unet.get_submodule(path)``): ``requires_grad_`` on
@@ -389,6 +409,23 @@ class AutogradRecording(Rule):
             if isinstance(node, cst.Assign)
             and isinstance(node.value, cst.Call)
             and self.ctx.qualname(node.value.func) in _PARAMETERS
+            for target in node.targets
+            if (name := self_attribute(target.target)) is not None
+        )
+
+    def _module_attributes(self) -> frozenset[str]:
+        """The attributes the enclosing class binds to a module or a module or parameter container of
+        ``torch.nn`` (``self.blocks = nn.ModuleDict()``, ``self.proj = nn.Linear(n, m)``): their
+        ``requires_grad_()`` sets learnable parameters' flags."""
+        owner = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), None)
+        if owner is None:
+            return frozenset()
+        return frozenset(
+            name
+            for node in walk(owner.body)
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)
+            for qualname in (self.ctx.qualname(node.value.func) or "",)
+            if qualname.startswith("torch.nn.") and qualname.rpartition(".")[2][:1].isupper()
             for target in node.targets
             if (name := self_attribute(target.target)) is not None
         )
