@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
@@ -398,8 +400,20 @@ class AutogradRecording(Rule):
         return False
 
     def _parameter_attributes(self) -> frozenset[str]:
-        """The attributes the enclosing class binds to an ``nn.Parameter`` (``self.w = nn.Parameter(t)``)
-        in any of its methods."""
+        """The attributes the enclosing class binds to an ``nn.Parameter`` (``self.w = nn.Parameter(t)``)."""
+        return self._attributes_bound_to(lambda qualname: qualname in _PARAMETERS)
+
+    def _module_attributes(self) -> frozenset[str]:
+        """The attributes the enclosing class binds to a module or a module or parameter container of
+        ``torch.nn`` (``self.blocks = nn.ModuleDict()``, ``self.proj = nn.Linear(n, m)``): their
+        ``requires_grad_()`` sets learnable parameters' flags."""
+        return self._attributes_bound_to(
+            lambda qualname: qualname.startswith("torch.nn.") and qualname.rpartition(".")[2][:1].isupper()
+        )
+
+    def _attributes_bound_to(self, made_by: Callable[[str], bool]) -> frozenset[str]:
+        """The attributes the enclosing class binds, in any of its methods, to a call whose qualified
+        name ``made_by`` accepts."""
         owner = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), None)
         if owner is None:
             return frozenset()
@@ -408,24 +422,7 @@ class AutogradRecording(Rule):
             for node in walk(owner.body)
             if isinstance(node, cst.Assign)
             and isinstance(node.value, cst.Call)
-            and self.ctx.qualname(node.value.func) in _PARAMETERS
-            for target in node.targets
-            if (name := self_attribute(target.target)) is not None
-        )
-
-    def _module_attributes(self) -> frozenset[str]:
-        """The attributes the enclosing class binds to a module or a module or parameter container of
-        ``torch.nn`` (``self.blocks = nn.ModuleDict()``, ``self.proj = nn.Linear(n, m)``): their
-        ``requires_grad_()`` sets learnable parameters' flags."""
-        owner = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), None)
-        if owner is None:
-            return frozenset()
-        return frozenset(
-            name
-            for node in walk(owner.body)
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)
-            for qualname in (self.ctx.qualname(node.value.func) or "",)
-            if qualname.startswith("torch.nn.") and qualname.rpartition(".")[2][:1].isupper()
+            and made_by(self.ctx.qualname(node.value.func) or "")
             for target in node.targets
             if (name := self_attribute(target.target)) is not None
         )
