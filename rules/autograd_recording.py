@@ -30,6 +30,8 @@ _ENABLING_CALLS = {
     "torch.autograd.grad": ("torch.autograd.grad", "runs a backward pass"),
     "torch.autograd.backward": ("torch.autograd.backward", "runs a backward pass"),
 }
+#: ``torch.enable_grad`` under each name torch exports it by.
+_ENABLE_GRAD = frozenset(name for name, (shown, _) in _ENABLING_CALLS.items() if shown == "torch.enable_grad")
 _AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 #: Learnable parameters: ``requires_grad=True`` on them (or on the tensor they wrap) is their default.
 _PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
@@ -264,7 +266,7 @@ class AutogradRecording(Rule):
         """``torch.enable_grad`` named without being called: picked as a context to enter later
         (``ctx = torch.enable_grad if ttt else nullcontext``) or applied as a bare decorator. A call
         is reported by `visit_Call`; an import only binds the name."""
-        if _ENABLING_CALLS.get(self.ctx.qualname(node) or "", ("",))[0] != "torch.enable_grad":
+        if self.ctx.qualname(node) not in _ENABLE_GRAD:
             return
         parent = self.ctx.ancestors[-2]
         if (isinstance(parent, cst.Call) and parent.func is node) or isinstance(parent, cst.Attribute):

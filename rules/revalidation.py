@@ -62,8 +62,8 @@ class Revalidation(Rule):
         "(`if x.shape[0] == 0: return x`) and an identity fast path (`if matrix is None: return "
         "volume`), which return a valid result for a valid input instead of rejecting one; a "
         "`try`/`except` that falls back to another route, including a check inside its `try` body whose "
-        "failure a handler turns into another result (`except ValueError: return False`) rather than "
-        "raising again; and any `raise` inside an `except` block, "
+        "failure a handler catches and turns into another result (`except ValueError: return False`) "
+        "rather than raising again; and any `raise` inside an `except` block, "
         "which reports or translates a failure of the work that just ran rather than checking the "
         "arguments before it."
     ) + tests_apply(
@@ -104,10 +104,12 @@ class Revalidation(Rule):
             ((3, 5),),
         ),
         Invalid("def _r(x):  # torchperf: prevalidated\n    validate_volume(x)\n", ((2, 5),)),
-        Invalid(  # a handler that raises again still rejects the input
+        Invalid(  # a handler that raises again, or catches another error, still lets the rejection out
             "def _r(x):  # torchperf: prevalidated\n    try:\n        validate_volume(x)\n"
-            "    except ValueError as error:\n        raise TypeError('bad volume') from error\n",
-            ((3, 9),),
+            "    except ValueError as error:\n        raise TypeError('bad volume') from error\n"
+            "    try:\n        if x.ndim != 5:\n            raise ValueError('rank')\n"
+            "        return table[x.dtype]\n    except KeyError:\n        return None\n",
+            ((3, 9), (8, 13)),
         ),
         Invalid(
             'def route(volume, matrix):\n    """Warp one prevalidated CDHW volume."""\n'
@@ -178,7 +180,7 @@ class Revalidation(Rule):
         business). ``asserted`` says how the check fails: when its condition is false (``assert``),
         true (``if ...: raise``), or out of sight (None: a validator call)."""
         router = self._router
-        if router is None or condition is None or _falls_back_when_failing(self.ctx.ancestors):
+        if router is None or condition is None or _falls_back_when_failing(self.ctx.ancestors, _error_of(what)):
             return
         names = (n.value for n in walk(condition) if isinstance(n, cst.Name))
         read = frozenset(router.inputs[name] for name in names if name in router.inputs)
@@ -189,15 +191,37 @@ class Revalidation(Rule):
             self.report(node, what=what, function=router.qualname, reason=router.why.reason)
 
 
-def _falls_back_when_failing(ancestors: list[cst.CSTNode]) -> bool:
-    """The check sits in a ``try`` body with a handler that does not raise again (``except ValueError:
-    return False``): its failure picks another result instead of rejecting the input."""
+def _error_of(what: str) -> str | None:
+    """The exception a check raises when it fails (None for a validator, which may raise anything)."""
+    if what == "assert":
+        return "AssertionError"
+    return what.removeprefix("raise ") if what.startswith("raise ") else None
+
+
+#: What an ``except`` clause naming it catches beyond the class itself.
+_BROADER = {"IndexError": "LookupError", "KeyError": "LookupError"}
+
+
+def _falls_back_when_failing(ancestors: list[cst.CSTNode], error: str | None) -> bool:
+    """The check sits in a ``try`` body with a handler that catches its failure (``error``, or
+    anything for a validator) and does not raise again (``except ValueError: return False``): the
+    failure picks another result instead of rejecting the input."""
     return any(
         isinstance(node, cst.Try)
         and ancestors[index + 1] is node.body
-        and any(not ends_with(handler.body, (cst.Raise,)) for handler in node.handlers)
+        and any(
+            _catches(handler, error) and not ends_with(handler.body, (cst.Raise,)) for handler in node.handlers
+        )
         for index, node in enumerate(ancestors[:-1])
     )
+
+
+def _catches(handler: cst.ExceptHandler, error: str | None) -> bool:
+    if handler.type is None or error is None:
+        return True
+    caught = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    names = {source_of(t.value if isinstance(t, cst.Element) else t).rpartition(".")[2] for t in caught}
+    return bool(names & {error, _BROADER.get(error, error), "Exception", "BaseException"})
 
 
 def _inputs(function: cst.FunctionDef) -> dict[str, str]:
