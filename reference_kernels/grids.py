@@ -90,12 +90,18 @@ def plane_inverse(inverse: np.ndarray) -> np.ndarray:
     return inverse[:2][:, [0, 1, 3]]
 
 
-def plane_grid(inverse: np.ndarray, in_hw: tuple[int, int], out_hw: tuple[int, int]) -> torch.Tensor:
-    """A ``(1, H_out, W_out, 2)`` grid for the (x, y) part of a plane warp."""
+def plane_grid(
+    inverse: np.ndarray, in_hw: tuple[int, int], out_hw: tuple[int, int], *, planar: bool
+) -> torch.Tensor:
+    """A ``(1, H_out, W_out, 2)`` grid for the (x, y) part of a plane warp.
+
+    ``planar`` hands over the two coordinate planes as a permuted view; otherwise the grid is copied
+    into interleaved (x, y) pairs. Which layout the 2D sampler reads faster depends on how many planes
+    share each grid point: the route chooses (see ``routers.PLANAR_GRID_ROUTES``).
+    """
     theta = _normalised_theta(plane_inverse(inverse), in_hw[::-1], out_hw[::-1])
-    # One plane is small, and the 2D sampler reads interleaved (x, y) pairs about as fast as two
-    # coordinate planes (the planar-grid rival: paired median 1.00, 0.94 to 1.08 over 24 rows).
-    return _affine_planes(theta, out_hw).permute(1, 2, 0).contiguous().unsqueeze(0)
+    planes = _affine_planes(theta, out_hw).permute(1, 2, 0)
+    return (planes if planar else planes.contiguous()).unsqueeze(0)
 
 
 def remap_grid(coords: torch.Tensor, in_dhw: tuple[int, int, int], *, in_place: bool) -> torch.Tensor:

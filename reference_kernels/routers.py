@@ -47,6 +47,14 @@ FOLD_MAX_CHANNELS = 12
 #:   plane-fold ahead of plane-8 in plane-c3-n1@2; plane-fold ahead of plane-32 in plane-c3-n1@2
 PLANES_PER_ITEM = 16
 
+#: Plane routes that hand the 2D sampler its grid as two coordinate planes rather than interleaved
+#: (x, y) pairs. The sampler reads each grid point once per item, so the grid's layout counts where
+#: an item holds few planes: one depth slice's channels in ``plane-merged``. Items of
+#: ``PLANES_PER_ITEM`` slices (plane-fold, plane-volumes) read interleaved pairs faster.
+#: Evidence for ("plane-merged",): plane-merged ahead of interleaved-grid in plane-c3-n16-numpy-small,
+#:   plane-c6-n2-numpy
+PLANAR_GRID_ROUTES = ("plane-merged",)
+
 
 def warp_route(request: WarpRequest) -> str:  # torchperf: prevalidated
     """The route :func:`warp_router` takes for ``request`` at the current thread count."""
@@ -92,7 +100,8 @@ def warp_router(request: WarpRequest) -> torch.Tensor | np.ndarray:  # torchperf
     with torch.no_grad():
         floats = to_working(work, options)
         if route.startswith("plane-"):
-            grid = plane_grid(request.inverse, in_dhw[1:], request.size[1:])
+            planar = route in PLANAR_GRID_ROUTES
+            grid = plane_grid(request.inverse, in_dhw[1:], request.size[1:], planar=planar)
             sampled = _sample_planes(floats, grid, options, route)
         else:
             grid = affine_grid3d(request.inverse, in_dhw, request.size)
@@ -175,7 +184,11 @@ def _can_merge(tensor: torch.Tensor, dim: int) -> bool:
 
 
 def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions, route: str) -> torch.Tensor:
-    """3D sampling of an NCDHW batch with one shared grid, in one sampler call."""
+    """3D sampling of an NCDHW batch with one shared grid, in one sampler call.
+
+    ``grid`` is a buffer this call made (never the caller's memory): the depth-split route may write
+    its result there once sampling is done.
+    """
     batch, channels = work.shape[:2]
     out_dhw = grid.shape[1:4]
     if route == "fold":  # Route: fold
@@ -187,8 +200,25 @@ def _sample_volumes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOpti
         parts = _depth_parts(batch, out_dhw[0])
         slabs = grid.reshape(parts, out_dhw[0] // parts, *grid.shape[2:])
         sampled = sample(work.expand(parts, -1, -1, -1, -1), slabs, options)
-        return sampled.transpose(0, 1).reshape(1, channels, *out_dhw)  # a view when channels == 1
+        return _channel_major(sampled, grid)
     return sample(work, grid.expand(batch, -1, -1, -1, -1), options)  # Route: general-3d
+
+
+def _channel_major(slabs: torch.Tensor, grid: torch.Tensor) -> torch.Tensor:
+    """Depth slabs ``(parts, C, depth / parts, H, W)`` as one ``(1, C, depth, H, W)`` volume.
+
+    A single channel is a view. More channels come back slab-major, so they are copied into channel
+    order; with three channels the grid, dead once sampling is done, holds exactly one float per
+    result value, so the copy goes into the grid's buffer rather than a new one.
+    """
+    parts, channels, slab_depth, *out_hw = slabs.shape
+    shape = (1, channels, parts * slab_depth, *out_hw)
+    if channels == 1:
+        return slabs.view(shape)
+    if grid.untyped_storage().nbytes() != slabs.numel() * slabs.element_size() or grid.dtype != slabs.dtype:
+        return slabs.transpose(0, 1).reshape(shape)
+    result = grid.as_strided((slabs.numel(),), (1,), 0).view(channels, parts, slab_depth, *out_hw)
+    return result.copy_(slabs.transpose(0, 1)).view(shape)
 
 
 def _sample_planes(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions, route: str) -> torch.Tensor:

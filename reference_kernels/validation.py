@@ -165,9 +165,9 @@ def _check_coords(coords) -> tuple[torch.Tensor, bool]:
         raise TypeError(f"coords must be a numpy.ndarray or torch.Tensor, got {type(coords).__name__}")
     if tensor.ndim != 4 or tensor.shape[-1] != 3 or min(tensor.shape[:3]) < 1:
         raise ValueError(f"coords must have shape (D_out, H_out, W_out, 3), got {tuple(tensor.shape)}")
-    # One reduction pass: NaN propagates into both extremes and an infinity is one of them.
-    low, high = torch.aminmax(tensor)
-    if not (math.isfinite(low) and math.isfinite(high)):
+    # One reduction pass: a NaN or an infinity makes the sum non-finite. Finite values can overflow
+    # the sum too, so only then does the exact element-wise check run.
+    if not math.isfinite(tensor.sum()) and not bool(torch.isfinite(tensor).all()):
         raise ValueError("coords must contain only finite values")
     return tensor, owned
 

@@ -14,7 +14,7 @@ import torch
 
 from ..grids import affine_grid3d, plane_grid, remap_grid
 from ..layouts import as_working, from_working, spatial_shape
-from ..routers import _plane_route, _sample_planes
+from ..routers import PLANAR_GRID_ROUTES, _plane_route, _sample_planes
 from ..sampling import SamplerOptions, restore, sample, sampler_options, to_working
 from ..validation import RemapRequest, WarpRequest, validate_remap, validate_warp
 
@@ -81,7 +81,8 @@ def with_plane_sampler(sampler: Sampler) -> Callable[[dict], object]:
         options = sampler_options(request.sampling)
         in_hw = spatial_shape(tuple(request.volume.shape), request.layout)[1:]
         with torch.no_grad():
-            grid = plane_grid(request.inverse, in_hw, request.size[1:])
+            planar = _plane_route(work) in PLANAR_GRID_ROUTES
+            grid = plane_grid(request.inverse, in_hw, request.size[1:], planar=planar)
             sampled = sampler(to_working(work, options), grid, options)
             return from_working(restore(sampled, work.dtype, request.layout, options), request.layout)
 
@@ -90,9 +91,15 @@ def with_plane_sampler(sampler: Sampler) -> Callable[[dict], object]:
 
 def planar_grid(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
     """The public plane route with the grid's x and y read from two coordinate planes (through a
-    permuted view) instead of as interleaved pairs."""
+    permuted view), for routes that read interleaved pairs."""
     planes = grid.permute(3, 0, 1, 2).contiguous().permute(1, 2, 3, 0)
     return _sample_planes(work, planes, options, _plane_route(work))
+
+
+def interleaved_grid(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:
+    """The public plane route with the grid's x and y read as interleaved pairs, for routes that
+    read two coordinate planes."""
+    return _sample_planes(work, grid.contiguous(), options, _plane_route(work))
 
 
 def plane_slices(work: torch.Tensor, grid: torch.Tensor, options: SamplerOptions) -> torch.Tensor:

@@ -78,3 +78,16 @@ def test_layout_is_keyword_only_and_required():
         warp_affine3d(GOOD, M, (3, 4, 5), "NCDHW")
     with pytest.raises(TypeError):
         remap3d(GOOD, np.zeros((1, 1, 1, 3), np.float32))
+
+
+def test_one_nan_among_finite_coords_is_refused():
+    coords = np.zeros((2, 2, 2, 3), np.float32)
+    coords[1, 0, 1, 2] = np.nan
+    with pytest.raises(ValueError, match="coords must contain only finite values"):
+        remap3d(GOOD, coords, layout="NCDHW")
+
+
+def test_finite_coords_whose_sum_overflows_float32_are_accepted():
+    coords = np.full((2, 2, 2, 3), 3.0e38, np.float32)  # far outside the volume: every voxel reads the fill
+    result = remap3d(GOOD, coords, layout="NCDHW", border_value=7.0)
+    assert torch.equal(result, torch.full((GOOD.shape[0], GOOD.shape[1], 2, 2, 2), 7.0))
