@@ -8,7 +8,15 @@ import libcst as cst
 
 from torchperf_lint.fixes import SAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.matching import is_reference, is_torch_name, positional, source_of, string_value, walk
+from torchperf_lint.toolkit.matching import (
+    is_reference,
+    is_torch_name,
+    method_name,
+    positional,
+    source_of,
+    string_value,
+    walk,
+)
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import in_source_order
 
@@ -47,6 +55,8 @@ _EAGER_EQUIVALENT = frozenset(
 )
 #: What a compiler does, where "compiles or captures a graph" would say more than is true of every call.
 _EFFECTS = {"torch.jit.script_if_tracing": "scripts the function whenever it is traced"}
+#: Keywords of ``torch.compile`` that ``nn.Module.compile`` passes on to it.
+_COMPILE_KEYWORDS = frozenset({"backend", "fullgraph", "dynamic", "mode", "options"})
 
 
 class Compilation(Rule):
@@ -74,7 +84,9 @@ class Compilation(Rule):
         "`torch2trt.torch2trt`, `thunder.jit`), also when the module is imported by a call: a name "
         'bound to `optional_import("torch_tensorrt")`, `importlib.import_module(...)` or '
         "`__import__(...)`, a project function returning one, or such a name imported from another "
-        "module of the project. `torch.jit.load` is flagged too: the module it returns runs as a "
+        "module of the project. `nn.Module.compile` is flagged when called with `torch.compile`'s own "
+        "keywords (`model.compile(backend=...)`, `mode=`, `fullgraph=`, `dynamic=`, `options=`), which "
+        "no other library's `compile` takes. `torch.jit.load` is flagged too: the module it returns runs as a "
         "TorchScript graph, unless only its weights are taken (`torch.jit.load(p).state_dict()`, "
         "after `.eval()` or through a local used for nothing else), which runs no graph. Exempt: "
         "queries whose name starts with `is_` "
@@ -82,7 +94,10 @@ class Compilation(Rule):
         "whether code is being compiled and are how eager code stays compatible; a feature check "
         "`callable(torch.compile)`, which compiles nothing (the call it guards is still flagged); "
         "`re.compile` and "
-        "local functions named `compile`, which are not torch. Test files are not exempt: "
+        "local functions named `compile`, which are not torch; a compiling function's own name assigned "
+        "or deleted (`torch.compile = mocked`, `del torch.compile`, a test installing a mock), which "
+        "replaces the name and compiles nothing (setting `torch._dynamo.config` values configures the "
+        "compiler and is still flagged). Test files are not exempt: "
         "a test that compiles a route is a compiled candidate, which the contract rules out."
     )
     fix = "safe"
@@ -101,6 +116,14 @@ class Compilation(Rule):
         "import torch\nclass M:\n    def compile(self):\n        pass\nM().compile()\n",
         "from torch import compile\ndef f(compile):\n    return compile(1)\n",
         "import torch\nx = torch.jit\n",
+        # other libraries' ``compile`` methods take no torch.compile keywords
+        "import torch\ndef f(model, pattern):\n    model.compile(optimizer='adam', loss='mse')\n"
+        "    return pattern.compile()\n",
+        # a test installing a mock in place of a compiler and removing it again compiles nothing
+        "import torch\ndef setup(mocked):\n    torch.compile = mocked\n    yield\n    del torch.compile\n",
+        "from torch import jit\ndef patch(fake):\n    jit.script, jit.trace = fake, fake\n",
+        "import torch\nclass T:\n    def setUp(self):\n        self.saved = 1\n"
+        "        torch.jit.trace: object = None\n",
         "import torch\nif torch.compiler.is_compiling():\n    pass\n",
         "import torch\nf = getattr(torch._dynamo, 'is_compiling', None)\n",
         "from torch._dynamo.utils import is_compile_supported\nok = is_compile_supported('cpu')\n",
@@ -116,6 +139,18 @@ class Compilation(Rule):
     )
     invalid = (
         Invalid("import torch\nmodel = torch.jit.load('m.pt')\n", ((2, 9),)),
+        # ``nn.Module.compile`` with torch.compile's keywords, on a local, an attribute or a loop value
+        Invalid(
+            "import torch\ndef f(model, backend):\n    model.compile(backend=backend)\n"
+            "    model.head.compile(mode='max-autotune')\n    for m in model.layers:\n"
+            "        m.compile(fullgraph=True, dynamic=False)\n",
+            ((3, 5), (4, 5), (6, 9)),
+        ),
+        # a compiler stored under another name, or a target's value, is still a compiler
+        Invalid("import torch\nclass M:\n    def __init__(self):\n        self.fn = torch.compile\n", ((4, 19),)),
+        Invalid("import torch\nfn, n = torch.jit.script, 1\n", ((2, 9),)),
+        # setting the compiler's configuration configures it: only the compiler's own name is mocked
+        Invalid("import torch\ntorch._dynamo.config.suppress_errors = True\n", ((2, 1),)),
         Invalid("import torch\ndef f(p):\n    return torch.jit.load(p).eval()(1)\n", ((3, 12),)),
         Invalid(  # the feature check passes; the compile it guards is a compiled route
             "import torch\ndef f(fn):\n    if callable(torch.compile):\n        fn = torch.compile(fn)\n"
@@ -189,6 +224,14 @@ class Compilation(Rule):
         Invalid("from torch import compiler\n@compiler.disable\ndef f(x):\n    pass\n", ((1, 19), (2, 2))),
     )
 
+    def visit_Call(self, node: cst.Call) -> None:
+        """``model.compile(backend="inductor")``: ``nn.Module.compile`` runs ``torch.compile`` on the
+        module's forward. Known by ``torch.compile``'s own keywords, which no other ``compile`` takes."""
+        if method_name(node) != "compile" or not self.ctx.imports_torch or self.ctx.qualname(node.func):
+            return
+        if any(arg.keyword is not None and arg.keyword.value in _COMPILE_KEYWORDS for arg in node.args):
+            self.report(node, what=f"{source_of(node.func)}(...)", effect="compiles the module with torch.compile")
+
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.ctx.imported_names:  # any other bare name has no qualified name
             self._check_reference(node)
@@ -199,6 +242,8 @@ class Compilation(Rule):
     def _check_reference(self, node: cst.Name | cst.Attribute) -> None:
         qualname = self.ctx.qualname(node) or self._imported_by_name(node)
         if qualname is None or not is_reference(self.ctx, node):
+            return
+        if (qualname in _COMPILERS or qualname in _LOADERS) and _rebound(self.ctx, node):
             return
         if qualname in _LOADERS:
             if not _only_weights_taken(self.ctx):
@@ -259,6 +304,20 @@ class Compilation(Rule):
 #: The text of a call whose callee's name says it imports, with a string first (``optional_import("m"``,
 #: ``import_module('m'``): a file without one binds no module by a call, so its tree need not be walked.
 _IMPORT_CALL = re.compile(r"import\w*\s*\(\s*[rRbBuU]?['\"]", re.IGNORECASE)
+
+
+def _rebound(ctx, node: cst.CSTNode) -> bool:
+    """``torch.compile = mocked``, ``del torch.compile`` or one name of a tuple target: the name is
+    replaced or removed (a test installing a mock), and nothing is compiled."""
+    holders = reversed(ctx.ancestors[:-1])  # the reference's enclosing nodes, innermost first
+    child = node
+    for holder in holders:
+        if isinstance(holder, cst.Element | cst.Tuple | cst.List):
+            child = holder
+            continue
+        targets = (holder.target,) if isinstance(holder, cst.AssignTarget | cst.AnnAssign | cst.Del) else ()
+        return any(target is child for target in targets)
+    return False
 
 
 def _asked_whether_callable(ctx) -> bool:

@@ -13,7 +13,7 @@ _SETTERS = frozenset({"torch.set_num_threads", "torch.set_num_interop_threads"})
 #: Calls that read the command line: a function making them is an application's entry point.
 _COMMAND_LINE_METHODS = frozenset({"parse_args", "parse_known_args"})
 #: Decorators that turn a function into a command (``@click.command()``, ``@app.command()``,
-#: ``@hydra.main(...)``).
+#: ``@hydra.main(...)``), also as one name (``@hydra_main(...)``, a wrapper of ``hydra.main``).
 _COMMAND_DECORATORS = frozenset({"command", "main"})
 THREAD_VARIABLES = frozenset(
     {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"}
@@ -44,7 +44,8 @@ class ThreadSetting(Rule):
         "set thread counts on purpose. Exempt everywhere: an application's entry point, which is where "
         'thread counts belong: the `if __name__ == "__main__":` block, and a function that reads the '
         "command line (it calls `parse_args()`/`parse_known_args()` or reads `sys.argv`) or is made a "
-        "command by a decorator (`@click.command()`, `@app.command()`, `@hydra.main(...)`). A function "
+        "command by a decorator (`@click.command()`, `@app.command()`, `@hydra.main(...)`, or one name "
+        "ending in `main` or `command`, such as `@hydra_main(...)`). A function "
         "handed arguments parsed elsewhere (`def run(args):`) is library code and is still flagged."
     ) + test_files("tests pin thread counts to make results and timings reproducible, as benchmarks do")
     options = (
@@ -68,6 +69,13 @@ class ThreadSetting(Rule):
         "import sys, torch\ndef main():\n    torch.set_num_threads(int(sys.argv[1]))\n",
         "import click, torch\n@click.command()\n@click.option('--threads', type=int)\ndef run(threads):\n"
         "    torch.set_num_threads(threads)\n",
+        # a command made by a wrapper imported under one name (dora's hydra_main, a project's own)
+        "import os\nfrom dora import hydra_main\n@hydra_main(config_path='conf')\ndef main(args):\n"
+        "    os.environ['OMP_NUM_THREADS'] = '1'\n",
+        "import torch\nfrom .cli import app_command\n@app_command\ndef serve(threads):\n"
+        "    torch.set_num_threads(threads)\n",
+        "import torch\nfrom typer import Typer\napp = Typer()\n@app.command('run')\ndef run(threads: int):\n"
+        "    torch.set_num_threads(threads)\n",
     )
     invalid = (
         Invalid("import torch\ntorch.set_num_threads(1)\n", ((2, 1),)),
@@ -82,6 +90,15 @@ class ThreadSetting(Rule):
         Invalid("import os\nos.environ.update(OPENBLAS_NUM_THREADS='1')\n", ((2, 1),)),
         Invalid(  # arguments parsed elsewhere, and a helper nested in an entry point that only defines it
             "import torch\ndef run(args):\n    torch.set_num_threads(args.threads)\n", ((3, 5),)
+        ),
+        Invalid(  # a decorator that makes no command (its last word is no command word)
+            "import functools, torch\n@functools.lru_cache\ndef pin(n):\n    torch.set_num_threads(n)\n",
+            ((4, 5),),
+        ),
+        Invalid(
+            "import torch\nfrom x import cached_domain\n@cached_domain\ndef pin(n):\n"
+            "    torch.set_num_threads(n)\n",
+            ((5, 5),),
         ),
         Invalid(
             "import argparse, torch\ndef main():\n    def pin(n):\n        torch.set_num_threads(n)\n"
@@ -186,5 +203,8 @@ def _reads_command_line(ctx, function: cst.FunctionDef) -> bool:
 
 
 def _makes_command(decorator: cst.BaseExpression) -> bool:
+    """``@x.command()``, ``@x.main(...)``, or a name whose last word is one of those (``@hydra_main``)."""
     func = decorator.func if isinstance(decorator, cst.Call) else decorator
-    return isinstance(func, cst.Attribute) and func.attr.value in _COMMAND_DECORATORS
+    if isinstance(func, cst.Attribute):
+        return func.attr.value in _COMMAND_DECORATORS
+    return isinstance(func, cst.Name) and func.value.rpartition("_")[2] in _COMMAND_DECORATORS
