@@ -9,11 +9,13 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import dtypes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import keyword, method_name, positional
-from torchperf_lint.toolkit.traversal import walk
+from torchperf_lint.toolkit.matching import keyword, method_name, positional, source_of
+from torchperf_lint.toolkit.traversal import in_source_order, walk
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, bound_value, kind_of
 
 _NUMPY_COPIES = frozenset({"numpy.array"})
+#: Zero-copy bridges from an array to a tensor.
+_BRIDGES = frozenset({"torch.from_numpy", "torch.as_tensor"})
 
 
 #: Annotations of a Python number.
@@ -81,7 +83,10 @@ class BridgeCopy(Rule):
         "argument is whatever `mean` held before (often a list). Exempt: literals (`torch.tensor([1, "
         "2])`) and values of unknown type, since converting a Python list or number has to copy (a "
         "value a test has just shown to be no tensor counts as unknown, whatever its annotation: `if "
-        "not torch.is_tensor(v): v = torch.tensor(v)`); an element picked from an array by plain "
+        "not torch.is_tensor(v): v = torch.tensor(v)`); a copy of a value the function hands to "
+        "`torch.from_numpy` or `torch.as_tensor` before it, which is the fallback for arrays the "
+        "bridge cannot take (read-only, negative strides, dtypes torch lacks); an element picked from an "
+        "array by plain "
         "positions (`scores[-1]`, `table[i, j]`, directly or "
         "through a name), which is a NumPy scalar when the array has that many axes and has no "
         "zero-copy bridge, unless the function indexes the same array over more axes elsewhere "
@@ -109,6 +114,15 @@ class BridgeCopy(Rule):
     )
     valid = (
         "import torch\nt = torch.tensor([1.0, 2.0])\n",
+        # the copy is the fallback for arrays the zero-copy bridge cannot take
+        "import numpy as np\nimport torch\ndef wrap(a: np.ndarray):\n    if a.flags.writeable:\n        try:\n"
+        "            return torch.from_numpy(a)\n        except TypeError:\n            pass\n"
+        "    return torch.tensor(a)\n",
+        "import numpy as np\nimport torch\ndef wrap(a: np.ndarray):\n    try:\n        t = torch.as_tensor(a)\n"
+        "    except ValueError:\n        t = torch.tensor(a)\n    return t\n",
+        "import numpy as np\nimport torch\ndef wrap(a: np.ndarray):\n"
+        "    if min(a.strides) > 0 and a.flags.writeable:\n        return torch.from_numpy(a)\n"
+        "    return torch.tensor(a)\n",
         # NumPy on Python numbers gives a NumPy scalar, which no function shares
         "import numpy as np\nimport torch\nclass Loss:\n    def __init__(self, alpha=40):\n"
         "        self.alpha = torch.tensor(np.radians(alpha))\n",
@@ -159,6 +173,12 @@ class BridgeCopy(Rule):
         "def f(arr: np.ndarray, x: torch.Tensor):\n    return torch.FloatTensor(arr), torch.Tensor(x)\n",
     )
     invalid = (
+        Invalid(  # the bridge took another value, or comes after the copy: no fallback
+            "import numpy as np\nimport torch\ndef f(a: np.ndarray, b: np.ndarray):\n"
+            "    x = torch.from_numpy(b)\n    y = torch.tensor(a)\n    z = torch.tensor(b)\n"
+            "    return x, y, z, torch.from_numpy(a)\n",
+            ((5, 9),),
+        ),
         Invalid(  # NumPy on an array, or on a parameter rebound to one, gives an array
             "import numpy as np\nimport torch\ndef f(angles: np.ndarray, alpha=40):\n"
             "    alpha = np.asarray(angles)\n"
@@ -248,7 +268,7 @@ class BridgeCopy(Rule):
         qualname = self.ctx.qualname(node.func)
         args = positional(node)
         if qualname == "torch.tensor" and args and self._is_array(node, args[0].value):
-            if self._converts(node, args[0].value):
+            if self._converts(node, args[0].value) or self._falls_back_from_bridge(node, args[0].value):
                 return
             self.report(
                 node,
@@ -271,6 +291,23 @@ class BridgeCopy(Rule):
         if kind == ARRAY and (self._may_be_element(value) or self._of_python_numbers(value)):
             return False
         return kind in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
+
+    def _falls_back_from_bridge(self, node: cst.Call, value: cst.BaseExpression) -> bool:
+        """The function hands the same value to ``torch.from_numpy`` or ``torch.as_tensor`` before
+        this copy: the copy is the fallback for arrays the bridge cannot take (read-only buffers,
+        negative strides, dtypes torch lacks), reached when it failed or was not tried."""
+        function = self.ctx.enclosing_function()
+        if function is None:
+            return False
+        text = source_of(value)
+        for found in in_source_order(function.body):
+            if found is node:
+                return False
+            if isinstance(found, cst.Call) and self.ctx.qualname(found.func) in _BRIDGES:
+                bridged = positional(found)
+                if bridged and source_of(bridged[0].value) == text:
+                    return True
+        return False
 
     def _of_python_numbers(self, value: cst.BaseExpression) -> bool:
         """``np.radians(alpha)``, an elementwise NumPy function, where every argument is a Python

@@ -20,6 +20,7 @@ _CLAMPS = frozenset({"clamp", "clamp_", "clip", "clip_"})
 #: Values whose clip is no tensor's restoration.
 _NOT_TORCH = (types.ARRAY, types.FRAME)
 _CAST, _SATURATE = "cast", "saturate"
+_BITWISE = (cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitOr, cst.BitXor)
 
 
 class RepeatedUint8Restore(Rule):
@@ -52,7 +53,9 @@ class RepeatedUint8Restore(Rule):
         "arms of one `if`/`elif`/`else` chain, and a restore in a branch that ends in `return` or `raise`, "
         "which never runs before the code after that branch, so `if fast: return x.clamp(0, "
         "255).byte()` followed by another restore is one per call. A clip of a value known to be a NumPy "
-        "array or a pandas object (`np.array(img).clip(0, 255)`) is no tensor's restoration."
+        "array or a pandas object (`np.array(img).clip(0, 255)`) is no tensor's restoration, and neither "
+        "is a cast of shifted or masked bits (`(q >> 4).to(torch.uint8)`, `torch.bitwise_and(q, 15).byte()`), "
+        "which packs or unpacks integers."
     ) + test_files(
         "tests clamp and cast to uint8 once per comparison they make, on expectations and results alike,"
         " which are not a kernel's working tensor"
@@ -60,6 +63,14 @@ class RepeatedUint8Restore(Rule):
     fix_safety = "No fix: merging the passes changes where rounding happens, which needs a review of the kernel."
     valid = (
         "import torch\ndef f(x):\n    return (x + 0.5).floor().clamp(0, 255).to(torch.uint8)\n",
+        # unpacking and packing nibbles: casts of bit fields, no image restored
+        "import torch\ndef unpack(packed):\n    low = (packed & 0b1111).to(torch.uint8)\n"
+        "    high = (packed >> 4).to(torch.uint8)\n    return torch.stack([low, high], -1)\n",
+        "import torch\ndef pack(q):\n    if q.is_contiguous():\n"
+        "        out = (q[:, 1::2] << 4 | q[:, ::2]).byte()\n"
+        "    out = (q[:, ::2] | q[:, 1::2] << 4).byte()\n    return out\n",
+        "import torch\ndef split(q):\n    low = torch.bitwise_and(q, 15).to(torch.uint8)\n"
+        "    high = q.bitwise_right_shift(4).to(torch.uint8)\n    return low, high\n",
         "import torch\ndef f(x, out):\n    for d in range(x.shape[1]):\n        res = g(x[:, d]).clamp(0, 255)\n"
         "        out[:, d] = res.to(torch.uint8)\n    return out\n",
         "import torch\ndef f(img, mask):\n    a = img.clamp(0, 255).byte()\n"
@@ -88,6 +99,11 @@ class RepeatedUint8Restore(Rule):
         "    else:\n        x = img.clamp(0, 255)\n    return x\n",
     )
     invalid = (
+        Invalid(  # bits shifted after the cast: the cast itself still restores the float working tensor
+            "import torch\ndef f(x):\n    a = x.clamp(0, 255).byte()\n"
+            "    b = (x * 0.5).clamp(0, 255).byte() >> 1\n    return a, b\n",
+            ((4, 9), (4, 9)),
+        ),
         Invalid(  # arms exclude each other, but the restore after the ``if`` follows either
             "import torch\ndef f(img, fast):\n    if fast:\n        img = img.clamp(0, 255)\n    else:\n"
             "        img = blur(img).clamp(0, 255)\n    return img.clamp(0, 255).to(torch.uint8)\n",
@@ -222,8 +238,16 @@ class RepeatedUint8Restore(Rule):
         return False
 
     def _subject(self, node: cst.BaseExpression) -> str | None:
-        """The name a restoration chain starts from: ``out`` in ``torch.floor(out + .5).clamp(0, 255)``."""
+        """The name a restoration chain starts from: ``out`` in ``torch.floor(out + .5).clamp(0, 255)``.
+        None when the chain shifts or masks bits (``(q >> 4).to(torch.uint8)``,
+        ``torch.bitwise_and(q, 15).byte()``): that packs or unpacks integers and restores no image."""
         while True:
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _BITWISE):
+                return None
+            if isinstance(node, cst.Call) and (method_name(node) or "").startswith("bitwise_"):
+                return None
+            if isinstance(node, cst.Call) and (self.ctx.qualname(node.func) or "").startswith("torch.bitwise_"):
+                return None
             if isinstance(node, cst.Call):
                 if isinstance(node.func, cst.Attribute) and self.ctx.qualname(node.func) is None:
                     node = node.func.value
