@@ -102,7 +102,8 @@ class DefensiveMaterialization(Rule):
         "control-flow operator of the compiler (`torch.while_loop`, `torch.cond`), whose operands must not "
         "alias; what was copied, or the value it views, is written in place after the copy (`before = "
         "x.clone()` then `x.add_(1)`; `v = buf[0]`, `c = v.clone()`, then `buf.zero_()`; `g[..., 0] = 2 * "
-        "g[..., 0].clone()`, whose store comes after the read), so the copy keeps the old values an operation "
+        "g[..., 0].clone()` and `t /= t[:, 2].clone() + eps`, whose store comes after the read), so the "
+        "copy keeps the old values an operation "
         "may have saved; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`, "
         "`d.update({k: y})`, `setattr(obj, name, y)`) or stored as an attribute or a container's item (`self.y "
         "= ...`, `cache[k] = y`), so it must not alias the input; or, for `.contiguous()`, its result feeds an "
@@ -223,6 +224,10 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(self):\n    w = self.weight.clone()\n    self.step()\n    return self.weight - w\n",
         "import torch\ndef f(grid, w):\n    grid[..., 0] = (2.0 * grid[..., 0].clone() + 1.0) / w\n"
         "    return grid\n",
+        # an augmented assignment writes its target after reading the copy, as a store does
+        "import torch\ndef f(t, b, eps):\n    t /= t[:, 2, 2].reshape(b, 1, 1).clone() + eps\n    return t\n",
+        "import torch\ndef f(t, eps):\n    t[:, 0] /= t[:, 2].clone() + eps\n    return t\n",
+        "import torch\nclass M:\n    def step(self, lr):\n        self.w[:, 0] -= self.w[:, 1].clone() * lr\n",
         "import torch\ndef f(x):\n    for row in x.clone():\n        row.zero_()\n",
         "import torch\ndef _flat(a):\n    return a.reshape(-1)\ndef f(x):\n    c = x.clone()\n"
         "    _flat(c).zero_()\n    return c.sum()\n",

@@ -184,6 +184,7 @@ KNOWN_READING_METHODS = frozenset(
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
 _LEAVING_KINDS = (
     cst.Assign,
+    cst.AugAssign,
     cst.AnnAssign,
     cst.NamedExpr,
     cst.For,
@@ -540,12 +541,6 @@ class _Collector:
         if kind is cst.Call:
             self.facts.calls[id(node)] = self.position
             self._call(node)  # type: ignore[arg-type]
-        elif kind is cst.AugAssign:
-            target = node.target  # type: ignore[attr-defined]
-            written = self.shared(target.value) if isinstance(target, cst.Subscript | cst.Attribute) else None
-            self._event(written if written is not None else self.shared(target), WRITTEN)
-            if type(node.value) in _DISPLAYS:  # type: ignore[attr-defined]
-                self._event(self.shared(node.value), KEPT)  # type: ignore[attr-defined]  # ``items += [y]``
         elif kind is cst.Return or kind is cst.Yield:
             self._event(self.shared(node.value), RETURNED)  # type: ignore[attr-defined]
         elif kind is cst.For or kind is cst.While:
@@ -572,6 +567,12 @@ class _Collector:
                 self._bind(node.target, node.value, node)  # type: ignore[attr-defined]
         elif kind is cst.NamedExpr:
             self._bind(node.target, node.value, node)  # type: ignore[attr-defined]
+        elif kind is cst.AugAssign:  # ``t /= t[:, 2].clone() + eps`` writes ``t`` after reading it
+            target = node.target  # type: ignore[attr-defined]
+            written = self.shared(target.value) if isinstance(target, cst.Subscript | cst.Attribute) else None
+            self._event(written if written is not None else self.shared(target), WRITTEN)
+            if type(node.value) in _DISPLAYS:  # type: ignore[attr-defined]
+                self._event(self.shared(node.value), KEPT)  # type: ignore[attr-defined]  # ``items += [y]``
         elif kind is cst.For or kind is cst.While:
             self.facts.loops.append((self.loop_starts.pop(id(node)), self.position))
         else:  # a block
