@@ -69,7 +69,8 @@ class LoopInvariantTensor(Rule):
         "by a loop key that differs on every pass and that the body leaves unchanged: the counter of "
         "`range` or `enumerate` (`if i == 0:`), the key of `d.items()` or `d.keys()` (`if key == 'done':`), "
         "or the target over a literal of distinct constants (both arms of `if flag:` in "
-        "`for flag in (False, True)`)."
+        "`for flag in (False, True)`); or under lazy initialisation, `if acc is None:` whose block "
+        "binds `acc` (a name or an attribute) to a value, when nothing in the loop sets it back to None."
     ) + test_files(
         "tests rebuild the same small inputs and expected values for every case of a loop, so each case "
         "starts clean; nothing there is measured"
@@ -77,6 +78,14 @@ class LoopInvariantTensor(Rule):
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
         "import torch\nfor i in range(4):\n    t = torch.full((2,), i)\n",
+        # lazy initialisation: built on the first pass that finds the name or attribute still None
+        "import torch\ndef f(chunks, n):\n    total = None\n    for c in chunks:\n        if total is None:\n"
+        "            total = torch.zeros(n)\n        total += c.sum(0)\n    return total\n",
+        "import torch\nclass Pool:\n    def f(self, chunks):\n        for c in chunks:\n"
+        "            if self._weights is None:\n                self._weights = torch.ones(c.shape[-1])\n"
+        "            yield c * self._weights\n",
+        "import torch\ndef f(rows, dim):\n    mask = None\n    for r in rows:\n        if mask is None:\n"
+        "            mask = torch.arange(dim)\n            mask = mask % 2 == 0\n        r[mask] = 0\n",
         "import torch\ndef f(items, tasks, out):\n    for item in items:\n        match item:\n"
         "            case ['mask', label]:\n                out.append(torch.tensor(tasks[label]))\n",
         "import torch\ndef f(xs, n):\n    for i, x in enumerate(xs):\n        if i == 0:\n"
@@ -136,6 +145,13 @@ class LoopInvariantTensor(Rule):
     )
     invalid = (
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
+        Invalid(  # set back to None on every pass, or tested but never bound there: built again each pass
+            "import torch\ndef f(chunks, n, out):\n    acc = None\n    for c in chunks:\n        if acc is None:\n"
+            "            acc = torch.zeros(n)\n        out.append(float((acc + c).sum()))\n        acc = None\n"
+            "    for c in chunks:\n        if self.mask is None:\n            w = torch.ones(n)\n"
+            "            out.append(float((w * c).sum()))\n",
+            ((6, 19), (11, 17)),
+        ),
         Invalid(  # read by torch functions, not filled: only a trailing underscore writes
             "import torch\ndef f(volumes, total):\n    for v in volumes:\n        w = torch.ones(3)\n"
             "        g = torch.nn.init.calculate_gain('relu')\n        total = total + (w * g).sum()\n"

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from torchperf_lint.toolkit.matching import source_of
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
 
@@ -117,8 +118,9 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
             if ends_with(node, leaving) and not _continues_after(ancestors, index):
                 return True
             owner = ancestors[index - 1]
-            if isinstance(owner, cst.If) and node is owner.body and _picks_one_pass(owner.test, loop):
-                return True
+            if isinstance(owner, cst.If) and node is owner.body:
+                if _picks_one_pass(owner.test, loop) or _initialises_once(owner, loop):
+                    return True
             if isinstance(owner, cst.Else) and isinstance(ancestors[index - 2], cst.If):
                 if _picks_one_pass(ancestors[index - 2].test, loop, negated=True):
                     return True
@@ -160,6 +162,47 @@ def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode, negated: bool =
         return False
     changed = bound_names(loop.body)  # type: ignore[attr-defined]
     return name not in changed and (other is None or not (read_names(other) & (changed | {name})))
+
+
+def _initialises_once(branch: cst.If, loop: cst.CSTNode) -> bool:
+    """``if acc is None: acc = torch.zeros(n)``: lazy initialisation. The branch's own block binds the
+    name (or attribute) it tests to a value other than None, and nothing else in the loop binds it
+    (``sop = data.get(key, None)`` each pass may hand it None again), so only the first pass that
+    reaches the test finds it None."""
+    test = branch.test
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and _is_none(test.comparisons[0].comparator)
+        and isinstance(test.left, cst.Name | cst.Attribute)
+    ):
+        return False
+    tested = source_of(test.left)
+    block = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
+    values = [value for statement in block for value in _assigned_values(statement, tested)]
+    inside = {id(node) for node in walk(branch.body)}
+    elsewhere = [
+        statement
+        for statement in walk(loop.body)  # type: ignore[attr-defined]
+        if id(statement) not in inside and _assigned_values(statement, tested)
+    ]
+    return any(not _is_none(value) for value in values) and not elsewhere
+
+
+def _assigned_values(statement: cst.CSTNode, target: str) -> list[cst.BaseExpression]:
+    """The values a simple statement assigns to the name or attribute whose code is ``target``."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return []
+    return [
+        small.value
+        for small in statement.body
+        if isinstance(small, cst.Assign) and any(source_of(t.target) == target for t in small.targets)
+    ]
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _truth_once(truth_once: str, wanted: bool) -> bool:
