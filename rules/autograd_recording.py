@@ -35,6 +35,8 @@ _ENABLE_GRAD = frozenset(name for name, (shown, _) in _ENABLING_CALLS.items() if
 _AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 #: Learnable parameters: ``requires_grad=True`` on them (or on the tensor they wrap) is their default.
 _PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+#: Names a function gives the one model parameter it is handed (``def unfreeze(param):``).
+_PARAMETER_NAMES = frozenset({"param", "parameter"})
 _TURNS_ON = "can turn autograd recording on"
 
 
@@ -68,7 +70,8 @@ class AutogradRecording(Rule):
         "of which it wraps), which record nothing until a model is trained; unfreezing parameters "
         "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
         "`named_parameters()`, a collection named like `params`, or a project function returning "
-        "one; under `if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
+        "one; an argument named `param` or `parameter` or annotated `nn.Parameter`; under "
+        "`if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
         "`nn.Parameter`, `self.freq.requires_grad_()`; or on a tensor of a module, `m.bias.requires_grad "
         "= True` for `m` in `model.modules()`), or a submodule's `requires_grad_()` "
         "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()`, an attribute "
@@ -122,6 +125,11 @@ class AutogradRecording(Rule):
         "import torch\nclass Guard:\n    def __enter__(self):\n        self.prev = torch.is_grad_enabled()\n"
         "    def __exit__(self, *args):\n        torch.set_grad_enabled(self.prev)\n",
         "import torch\ndef unfreeze(model):\n    for p in model.parameters():\n        p.requires_grad = True\n",
+        # a helper handed one parameter to unfreeze
+        "import torch\ndef unfreeze_parameter(param):\n    param.requires_grad = True\n",
+        "import torch\nfrom torch import nn\ndef thaw(p: nn.Parameter):\n    p.requires_grad_()\n",
+        "import torch\nclass Unfreezer:\n    def on_epoch(self, net, parameter):\n"
+        "        parameter.requires_grad_(True)\n",
         "import torch\ndef unfreeze(model):\n    params = list(model.head.parameters())\n    for p in params:\n"
         "        p.requires_grad_(True)\n",
         "import torch\ndef unfreeze(model):\n    for name, p in model.named_parameters():\n"
@@ -165,6 +173,11 @@ class AutogradRecording(Rule):
             ((4, 9), (6, 5)),
         ),
         Invalid("import torch\nt = torch.ones(3, requires_grad=True)\n", ((2, 19),)),
+        Invalid(  # an argument named like a tensor, or annotated one, is no parameter
+            "import torch\ndef track(x: torch.Tensor, params):\n    x.requires_grad_()\n"
+            "    weights = params[0]\n    weights.requires_grad = True\n",
+            ((3, 5), (5, 5)),
+        ),
         Invalid("import torch\nx.requires_grad_()\ny.requires_grad_(True)\n", ((2, 1), (3, 1))),
         Invalid("import torch\nx.requires_grad = True\n", ((2, 1),)),
         Invalid(  # a branch on a parameter that does not ask for autograd
@@ -358,6 +371,7 @@ class AutogradRecording(Rule):
                 is_parameter_loop_variable(self.ctx, receiver.value)
                 or self._tested_parameter(receiver.value)
                 or self._is_module(receiver)
+                or self._parameter_argument(receiver.value)
             )
         if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name):
             if self._is_module(receiver.value):  # ``m.bias.requires_grad = True``: a module's tensor
@@ -370,6 +384,20 @@ class AutogradRecording(Rule):
             or attribute in self._module_attributes()
             or _from_module_lookup(receiver)
         )
+
+    def _parameter_argument(self, name: str) -> bool:
+        """``def unfreeze(param): param.requires_grad = True``: an argument of the enclosing function
+        named ``param`` or ``parameter``, or annotated ``nn.Parameter``, is a model's parameter handed
+        to a helper that unfreezes it."""
+        function = self.ctx.enclosing_function()
+        for param in parameters(function) if function is not None else ():
+            if param.name.value != name:
+                continue
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            return name in _PARAMETER_NAMES or (
+                annotation is not None and self.ctx.qualname(annotation) in _PARAMETERS
+            )
+        return False
 
     def _is_module(self, name: cst.Name) -> bool:
         """A name bound to a submodule (``module = unet.get_submodule(path)``): ``requires_grad_`` on

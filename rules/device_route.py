@@ -32,16 +32,17 @@ _DEVICE_METHODS = {"cuda", "xpu"}
 _DEVICE_FLAGS = {"is_cuda", "is_mps", "is_xpu"}
 _AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"})
 _DEVICE_KEYWORDS = ("device", "device_type", "use_device")
-#: Members of the device modules that only manage or describe memory and hardware, or seed the device's
-#: random generators beside the CPU's: outside a condition (``if``, ``while``, a conditional expression)
-#: they route no work, e.g. a GPU name in a report or ``torch.cuda.manual_seed_all(seed)``.
+#: Members of the device modules that only manage or describe memory and hardware, or seed (or save and
+#: restore) the device's random generators beside the CPU's: outside a condition (``if``, ``while``, a
+#: conditional expression) they route no work, e.g. a GPU name in a report or ``torch.cuda.manual_seed_all(seed)``.
 _INTROSPECTION = frozenset(
     """empty_cache ipc_collect memory_allocated max_memory_allocated memory_reserved max_memory_reserved
     memory_cached max_memory_cached reset_peak_memory_stats reset_max_memory_allocated reset_max_memory_cached
     reset_accumulated_memory_stats memory_stats memory_summary memory_snapshot mem_get_info
     get_device_name get_device_properties get_device_capability get_arch_list current_allocated_memory
     driver_allocated_memory recommended_max_memory
-    manual_seed manual_seed_all seed seed_all initial_seed""".split()
+    manual_seed manual_seed_all seed seed_all initial_seed
+    get_rng_state get_rng_state_all set_rng_state set_rng_state_all""".split()
 )
 #: Queries that start nothing: shown to a reader, they describe the machine. (``current_device()``
 #: initialises CUDA, after which code that asks ``is_initialized()`` takes the device route.)
@@ -96,22 +97,28 @@ class DeviceRoute(Rule):
         "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
         "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` and "
         "`a.is_cuda != b.is_cuda` are each reported once, and so is "
-        "`'cuda' if torch.cuda.is_available() else 'cpu'`. Where the line is: a finding says something "
+        "`'cuda' if torch.cuda.is_available() else 'cpu'` wherever it goes (bound to a name, in "
+        "`torch.device(...)`, `device=`, `.to(...)` or a default): the finding is its test's. Where the "
+        "line is: a finding says something "
         "true about a route, so a device mentioned without choosing or moving work is left alone: memory "
         "housekeeping and hardware "
         "descriptions (`torch.cuda.empty_cache()`, `memory_allocated()`, `get_device_name()` for a report), "
         "a query that starts nothing "
-        "(`device_count()`, `is_available()`) read only to be shown, inside an f-string of prose or "
-        "an argument of `print`, a logger or `warnings.warn` "
-        '(`print(f"{torch.cuda.device_count()} GPUs")`; '
+        "(`device_count()`, `is_available()`) read only to be shown, inside an f-string of prose, "
+        "an argument of `print`, a logger or `warnings.warn`, or turned into text by `str()` or `repr()` "
+        '(`print(f"{torch.cuda.device_count()} GPUs")`, `env["cuda"] = str(torch.cuda.is_available())`; '
         "`current_device()` initialises CUDA and is still flagged), and "
-        "seeding the device's random generators (`torch.cuda.manual_seed_all(seed)` beside "
-        "`torch.manual_seed(seed)`), except in the test of an `if`, `while` or conditional expression, "
+        "seeding the device's random generators or saving and restoring their state "
+        "(`torch.cuda.manual_seed_all(seed)` beside `torch.manual_seed(seed)`, `torch.cuda.set_rng_state(s)`), "
+        "except in the test of an `if`, `while` or conditional expression, "
         "where the value picks what runs; annotations; an error class caught by an `except` clause "
         "(`except torch.cuda.OutOfMemoryError:`), which names an error and picks no device (what the "
         "handler does is judged on its own); a test whose branch only raises, "
         "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
-        "`assert` (it refuses a device: the route stays on the CPU); "
+        "`assert` (it refuses a device: the route stays on the CPU); an `if` without `else` whose block "
+        "only fills in a description of the machine, returning or storing prose, `None` or a hardware "
+        "description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
+        "`info[k] = 'No CUDA'`); "
         "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
         "`f' (GPU {i})' if p.is_cuda else ''` (arms that are bare words, `'nccl' if x.is_cuda else 'gloo'`, "
         "can name a backend and are still flagged). "
@@ -170,6 +177,24 @@ class DeviceRoute(Rule):
         "    return g(x)\n",
         "import torch\nfrom torch import cuda\ndef seed_everything(seed):\n    torch.manual_seed(seed)\n"
         "    torch.cuda.manual_seed_all(seed)\n    cuda.manual_seed(seed)\n",
+        # saving and restoring the generators' state beside the CPU's
+        "import torch\nclass RandContext:\n    def __enter__(self):\n        self.cpu = torch.get_rng_state()\n"
+        "        self.gpu = torch.cuda.get_rng_state_all()\n    def __exit__(self, *exc):\n"
+        "        torch.set_rng_state(self.cpu)\n        torch.cuda.set_rng_state_all(self.gpu)\n",
+        "import torch\ndef restore(states):\n    torch.mps.set_rng_state(states['mps'])\n",
+        "from torch.cuda import get_rng_state, set_rng_state\ndef swap(s):\n    old = get_rng_state()\n"
+        "    set_rng_state(s)\n    return old\n",
+        # a query turned into text, or an availability test that only fills in a description, for an
+        # environment report
+        "import torch\ndef gpu_name():\n    if torch.cuda.is_available():\n"
+        "        return torch.cuda.get_device_name(None)\n    return None\n",
+        "import torch\ndef fill(info, fields):\n    if not torch.cuda.is_available() and not info:\n"
+        "        for field in fields:\n            info[field] = 'No CUDA'\n",
+        "from torch.backends import mps\ndef row(env):\n    if mps.is_available():\n"
+        "        env.mps = 'Metal is available'\n",
+        "import torch\ndef env():\n    return {'cuda': str(torch.cuda.is_available())}\n",
+        "import torch\ndef env(info):\n    info.gpus = repr(torch.cuda.device_count())\n",
+        "from torch.cuda import is_available\nROW = ('CUDA available', str(is_available()))\n",
         "import torch\ndef f(x: 'torch.cuda.FloatTensor') -> torch.cuda.FloatTensor:\n    return x\n",
         "import torch\ndef f(x):\n    if not torch.cuda.is_available():\n"
         "        raise RuntimeError('needs CUDA')\n",
@@ -356,6 +381,21 @@ class DeviceRoute(Rule):
             "    device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    return n, device\n",
             ((5, 10), (9, 24)),
         ),
+        Invalid(  # one choice wherever it goes: the finding is the test's; a test naming no device, the literal's
+            "import torch\ndef f(x, gpu, device='cuda' if torch.cuda.is_available() else 'cpu'):\n"
+            "    a = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "    b = torch.zeros(3, device='mps' if torch.backends.mps.is_available() else 'cpu')\n"
+            "    c = x.to('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "    d = torch.device('cuda' if gpu else 'cpu')\n"
+            "    kw = {'device': 'cuda' if torch.cuda.is_available() else 'cpu'}\n    return a, b, c, d, kw\n",
+            ((2, 32), (3, 32), (4, 40), (5, 24), (6, 9), (7, 31)),
+        ),
+        Invalid(  # a branch that picks a backend by name, or has an ``else``, routes work
+            "import torch\ndef setup(env):\n    if torch.cuda.is_available():\n        env.backend = 'nccl'\n"
+            "    if torch.cuda.is_available():\n        env.gpu = torch.cuda.get_device_name(0)\n    else:\n"
+            "        env.gpu = None\n        env.threads = 4\n",
+            ((3, 8), (5, 8)),
+        ),
         Invalid(  # the same tests in conditional expressions
             "import torch\ndef f(preds, amp):\n    top = preds.max(1).indices if preds.device.type == 'cpu' "
             "else preds.argmax(1)\n    half = 16 if (preds.device.type != 'cpu' and amp) else None\n"
@@ -383,15 +423,18 @@ class DeviceRoute(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._conditions: set[int] = set()
-        #: Conditional expressions bound to a device name, with the text their finding would show.
-        self._bindings: dict[int, str] = {}
+        #: Findings on a conditional expression that names a device in an arm, kept until its test
+        #: is read: the finding, by the id of the conditional expression.
+        self._deferred: dict[int, tuple[cst.CSTNode, str, str, PendingFix | None]] = {}
 
     def _report(self, node: cst.CSTNode, what: str, effect: str, fix: PendingFix | None = None) -> None:
         """Report ``node`` unless another device test of the same condition was reported, or the
         device is only mentioned: in an annotation, or in a test whose branch only raises or warns
-        (validation: the route stays on the CPU)."""
+        (validation: the route stays on the CPU) or only describes the machine."""
         ancestors = self.ctx.ancestors
         if _in_annotation(ancestors) or _in_caught_type(ancestors) or _guards_only_a_rejection(ancestors):
+            return
+        if _guards_only_a_description(self.ctx):
             return
         condition = _condition_of(self.ctx.ancestors)
         if condition is not None:
@@ -409,7 +452,7 @@ class DeviceRoute(Rule):
         if qualname == "torch.device" or qualname in _AUTOCAST:
             if args and _names_non_cpu_literal(args[0].value):
                 name = qualname.rpartition(".")[2] if qualname in _AUTOCAST else "device"
-                self._report(node, f"torch.{name}({_shown(args[0].value)})", _NAMES)
+                self._report_value(node, args[0].value, f"torch.{name}({_shown(args[0].value)})", _NAMES)
                 return
             qualname = ctx.qualname(node.func)
         if not ctx.reaches_torch:
@@ -417,7 +460,7 @@ class DeviceRoute(Rule):
         for name in _DEVICE_KEYWORDS:
             device = keyword(node, name)
             if device is not None and _names_non_cpu_literal(device.value):
-                self._report(device, f"{name}={_shown(device.value)}", _NAMES)
+                self._report_value(device, device.value, f"{name}={_shown(device.value)}", _NAMES)
         if qualname is not None:
             return
         method = method_name(node)
@@ -426,13 +469,14 @@ class DeviceRoute(Rule):
         elif method == "to":
             for arg in positional(node):
                 if _names_non_cpu_literal(arg.value):
-                    self._report(arg, f".to({_shown(arg.value)})", _MOVES)
+                    self._report_value(arg, arg.value, f".to({_shown(arg.value)})", _MOVES)
 
     def visit_Param(self, node: cst.Param) -> None:
         """``def f(x, device="cuda")``: the route callers get unless they pass another device."""
         if self.ctx.reaches_torch and node.default is not None and _is_device_name(node.name.value):
             if _names_non_cpu_literal(node.default):
-                self._report(node.default, f"{node.name.value}={_shown(node.default)}", _NAMES)
+                what = f"{node.name.value}={_shown(node.default)}"
+                self._report_value(node.default, node.default, what, _NAMES)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``device = "cuda:0" if gpu else "cpu"``, ``self.device = "mps"``: a device picked once and
@@ -449,24 +493,29 @@ class DeviceRoute(Rule):
         if self.ctx.reaches_torch and isinstance(name, str) and _is_device_name(name):
             if not _names_non_cpu_literal(value):
                 return
-            what = f"{source_of(target)} = {_shown(value)}"
-            if isinstance(value, cst.IfExp):  # reported when its test names no device (``leave_IfExp``)
-                self._bindings[id(value)] = what
-            else:
-                self._report(value, what, _NAMES)
+            self._report_value(value, value, f"{source_of(target)} = {_shown(value)}", _NAMES)
+
+    def _report_value(
+        self, node: cst.CSTNode, value: cst.BaseExpression, what: str, effect: str, fix: PendingFix | None = None
+    ) -> None:
+        """Report ``node`` for the device literal ``value``. A conditional expression
+        (``"cuda" if torch.cuda.is_available() else "cpu"``) is one choice: its finding waits for
+        the test (``leave_IfExp``), and is dropped when the test itself was reported."""
+        if isinstance(value, cst.IfExp):
+            self._deferred[id(value)] = (node, what, effect, fix)
+        else:
+            self._report(node, what, effect, fix)
 
     def leave_IfExp(self, node: cst.IfExp) -> None:
-        """``device = "cuda" if torch.cuda.is_available() else "cpu"`` is one choice: when its test
-        was reported, the literal arm it picks is not reported again."""
-        what = self._bindings.pop(id(node), None)
-        if what is not None and id(node) not in self._conditions:
-            self._report(node, what, _NAMES)
+        pending = self._deferred.pop(id(node), None)
+        if pending is not None and id(node) not in self._conditions:
+            self._report(*pending)
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         """``{"device": "cuda"}``: keyword arguments built as a dict and passed on with ``**``."""
         key = string_value(node.key)
         if self.ctx.reaches_torch and key in _DEVICE_KEYWORDS and _names_non_cpu_literal(node.value):
-            self._report(node.value, f"{key}={_shown(node.value)}", _NAMES)
+            self._report_value(node.value, node.value, f"{key}={_shown(node.value)}", _NAMES)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if not self.ctx.reaches_torch:
@@ -536,7 +585,7 @@ class DeviceRoute(Rule):
             return
         member = (qualname or "").rpartition(".")[2]
         shown = member in _SHOWN_QUERIES and _only_shown(self.ctx.ancestors)
-        if not (shown and not _in_test(self.ctx.ancestors)):
+        if not ((member in _INTROSPECTION or shown) and not _in_test(self.ctx.ancestors)):
             self._report(node, qualname or "", _USES)
 
 
@@ -693,19 +742,24 @@ def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 def _only_shown(ancestors: list[cst.CSTNode]) -> bool:
     """The visited node is read only to be shown to someone: inside an f-string of prose
-    (``f"{torch.cuda.device_count()} GPUs found"``) or an argument of a printing, logging or warning
-    call (``logger.info("devices: " + str(device_count()))``). A bare word such as
+    (``f"{torch.cuda.device_count()} GPUs found"``), an argument of a printing, logging or warning
+    call (``logger.info("devices: " + str(device_count()))``), or turned into text by ``str`` or
+    ``repr`` (``env["cuda"] = str(torch.cuda.is_available())``). A bare word such as
     ``f"cuda:{torch.cuda.current_device()}"`` can name a device, so it is not prose."""
     child = ancestors[-1]
     for node in reversed(ancestors[:-1]):
         if isinstance(node, cst.FormattedString) and _is_text(node):
             return True
-        if isinstance(node, cst.Call) and child is not node.func and is_report(node):
+        if isinstance(node, cst.Call) and child is not node.func and (is_report(node) or _to_text(node)):
             return True
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node
     return False
+
+
+def _to_text(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Name) and call.func.value in ("str", "repr")
 
 
 def _is_assignment_target(ancestors: list[cst.CSTNode]) -> bool:
@@ -757,6 +811,50 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node
+    return False
+
+
+def _guards_only_a_description(ctx) -> bool:
+    """The visited node is in the test of an ``if`` (without ``else``) whose block only fills in a
+    description of the machine: ``if torch.cuda.is_available(): return torch.cuda.get_device_name()``
+    in an environment report, or ``fields[k] = "No CUDA"``. Nothing there runs on a device."""
+    child = ctx.ancestors[-1]
+    for node in reversed(ctx.ancestors[:-1]):
+        if isinstance(node, cst.If) and child is node.test:
+            return node.orelse is None and _only_describes(ctx, node.body)
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
+
+
+def _only_describes(ctx, block: cst.BaseSuite) -> bool:
+    """Every statement of ``block`` returns or stores a description (see `_is_description`), or is
+    an ``if`` or ``for`` without ``else`` whose block does."""
+    statements = block.body if isinstance(block, cst.IndentedBlock) else (block,)
+    for statement in statements:
+        if isinstance(statement, cst.If | cst.For) and statement.orelse is None:
+            if not _only_describes(ctx, statement.body):
+                return False
+        elif isinstance(statement, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            for small in statement.body:
+                if not isinstance(small, cst.Return | cst.Assign) or small.value is None:
+                    return False  # a bare ``return`` skips the rest: a route, not a description
+                if not _is_description(ctx, small.value):
+                    return False
+        else:
+            return False
+    return bool(statements)
+
+
+def _is_description(ctx, value: cst.BaseExpression | None) -> bool:
+    """``None``, prose (``"No CUDA"``; a bare word such as ``"nccl"`` could pick a backend), or what
+    a member of a device module that describes the hardware returns (``torch.cuda.get_device_name(0)``)."""
+    if value is None or (isinstance(value, cst.Name) and value.value == "None") or _is_text(value):
+        return True
+    if isinstance(value, cst.Call):
+        qualname = ctx.qualname(value.func) or ""
+        return is_torch_name(qualname, *_DEVICE_MODULES) and qualname.rpartition(".")[2] in _INTROSPECTION
     return False
 
 
