@@ -69,8 +69,12 @@ class LoopInvariantTensor(Rule):
         "by a loop key that differs on every pass and that the body leaves unchanged: the counter of "
         "`range` or `enumerate` (`if i == 0:`), the key of `d.items()` or `d.keys()` (`if key == 'done':`), "
         "or the target over a literal of distinct constants (both arms of `if flag:` in "
-        "`for flag in (False, True)`); or under lazy initialisation, `if acc is None:` whose block "
-        "binds `acc` (a name or an attribute) to a value, when nothing in the loop sets it back to None."
+        "`for flag in (False, True)`); in one arm of an `if`/`elif` chain that compares the loop's "
+        "target with two or more different strings (`for mode in self.modes: if mode == 'cls': ... elif "
+        "mode == 'mean':`), a dispatch over a collection of names, each of which it holds once; in a loop "
+        "of one pass at most (`for x in [v]:`, `zip([masks], images)`); or under lazy initialisation, "
+        "`if acc is None:` whose block binds `acc` (a name or an attribute) to a value, when nothing else "
+        "in the loop binds it."
     ) + test_files(
         "tests rebuild the same small inputs and expected values for every case of a loop, so each case "
         "starts clean; nothing there is measured"
@@ -78,6 +82,17 @@ class LoopInvariantTensor(Rule):
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
         "import torch\nfor i in range(4):\n    t = torch.full((2,), i)\n",
+        # a dispatch on the name of each pass (each arm picks one name), and loops of one pass at most
+        "import torch\ndef pool(self, x, n):\n    out = []\n    for mode in self.modes:\n"
+        "        if mode == 'cls':\n            out.append(x[:, 0])\n        elif mode == 'mean':\n"
+        "            w = torch.ones(n)\n            out.append((x * w).mean(1))\n"
+        "        elif mode == 'weighted':\n            w = torch.arange(n)\n"
+        "            out.append((x * w).sum(1))\n"
+        "    return out\n",
+        "import torch\ndef f(masks, images, n, out):\n    for m, img in zip([masks], images):\n"
+        "        idx = torch.arange(n)\n        out.append(float((m[idx] * img).sum()))\n",
+        "import torch\ndef f(x, n, out):\n    for v in (x,):\n        w = torch.ones(n)\n"
+        "        out.append(float((v * w).sum()))\n",
         # lazy initialisation: built on the first pass that finds the name or attribute still None
         "import torch\ndef f(chunks, n):\n    total = None\n    for c in chunks:\n        if total is None:\n"
         "            total = torch.zeros(n)\n        total += c.sum(0)\n    return total\n",
@@ -145,6 +160,12 @@ class LoopInvariantTensor(Rule):
     )
     invalid = (
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
+        Invalid(  # one name tested, not a dispatch over names; and a zip of two collections
+            "import torch\ndef f(tokens, pairs, n, out):\n    for tok in tokens:\n        if tok == '<pad>':\n"
+            "            pad = torch.zeros(n)\n            out.append(float(pad.sum()))\n"
+            "    for a, b in zip(pairs, tokens):\n        w = torch.ones(n)\n        out.append(float(w.sum()))\n",
+            ((5, 19), (8, 13)),
+        ),
         Invalid(  # set back to None on every pass, or tested but never bound there: built again each pass
             "import torch\ndef f(chunks, n, out):\n    acc = None\n    for c in chunks:\n        if acc is None:\n"
             "            acc = torch.zeros(n)\n        out.append(float((acc + c).sum()))\n        acc = None\n"

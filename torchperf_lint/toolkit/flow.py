@@ -109,6 +109,8 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
     start = next((i for i in range(len(ancestors) - 1, -1, -1) if ancestors[i] is loop), None)
     if start is None:
         return False
+    if _one_pass_at_most(loop):
+        return True
     leaving = _LEAVING
     for index in range(start + 1, len(ancestors)):
         node = ancestors[index]
@@ -120,6 +122,8 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
             owner = ancestors[index - 1]
             if isinstance(owner, cst.If) and node is owner.body:
                 if _picks_one_pass(owner.test, loop) or _initialises_once(owner, loop):
+                    return True
+                if _dispatches_on_name(ancestors[: index - 1], owner, loop):
                     return True
             if isinstance(owner, cst.Else) and isinstance(ancestors[index - 2], cst.If):
                 if _picks_one_pass(ancestors[index - 2].test, loop, negated=True):
@@ -162,6 +166,62 @@ def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode, negated: bool =
         return False
     changed = bound_names(loop.body)  # type: ignore[attr-defined]
     return name not in changed and (other is None or not (read_names(other) & (changed | {name})))
+
+
+def _one_pass_at_most(loop: cst.CSTNode) -> bool:
+    """``for x in [value]:`` or ``for a, b in zip([masks], images, ...)``: the loop's iterable is a
+    literal of at most one element, or ``zip`` stops at one, so the body runs once at most."""
+    if not isinstance(loop, cst.For):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, cst.Call) and dotted(iterable.func) == "zip":
+        return any(_at_most_one_element(arg.value) for arg in iterable.args if arg.star == "")
+    return _at_most_one_element(iterable)
+
+
+def _at_most_one_element(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.List | cst.Tuple)
+        and len(node.elements) <= 1
+        and not any(isinstance(element, cst.StarredElement) for element in node.elements)
+    )
+
+
+def _dispatches_on_name(above: Sequence[cst.CSTNode], branch: cst.If, loop: cst.CSTNode) -> bool:
+    """``for mode in self.modes: if mode == "cls": ... elif mode == "mean": ...``: one arm of a chain
+    that compares the loop's target with two or more different strings picks the pass whose item is
+    that name. A collection of names (modes, keys, options) holds each once, so the arm runs once.
+    ``above`` are the ancestors of ``branch``, outermost first."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name):
+        return False
+    target = loop.target.value
+    head, depth = branch, len(above) - 1
+    while depth >= 0 and isinstance(above[depth], cst.If) and above[depth].orelse is head:  # type: ignore[union-attr]
+        head, depth = above[depth], depth - 1  # type: ignore[assignment]
+    chain: list[cst.If] = []
+    current: cst.CSTNode | None = head
+    while isinstance(current, cst.If):
+        chain.append(current)
+        current = current.orelse
+    names = [_compared_name(arm.test, target) for arm in chain]
+    texts = [name for name in names if name is not None]
+    mine = _compared_name(branch.test, target)
+    return mine is not None and len(texts) >= 2 and len(texts) == len(set(texts))
+
+
+def _compared_name(test: cst.BaseExpression, target: str) -> str | None:
+    """The string ``test`` compares ``target`` with by ``==`` (either side), else None."""
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Equal)
+    ):
+        return None
+    left, right = test.left, test.comparisons[0].comparator
+    for name, other in ((left, right), (right, left)):
+        if isinstance(name, cst.Name) and name.value == target and isinstance(other, cst.SimpleString):
+            return other.value
+    return None
 
 
 def _initialises_once(branch: cst.If, loop: cst.CSTNode) -> bool:
