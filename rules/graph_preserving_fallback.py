@@ -26,6 +26,7 @@ from torchperf_lint.toolkit.exemptions import tests_apply
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, keyword, source_of, string_value, walk
 from torchperf_lint.toolkit.traversal import in_source_order
+from torchperf_lint.toolkit.types import bound_value
 from torchperf_lint.vocabulary import GRAD_ENABLERS, GRAD_FLAG_NAME, GRAD_GUARDS
 
 #: A file mentioning none of these cannot read autograd state (aliases keep the name in their import).
@@ -83,7 +84,9 @@ class GraphPreservingFallback(Rule):
         "a branch that only warns, logs or prints, only extends text a name holds (`text = "
         "text[:-1] + ', requires_grad=True)'` in a repr; binding a fresh literal such as `mode = 'graph'` "
         "may pick a route later and is flagged), or only "
-        "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set), or only gathers "
+        "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set; a conditional "
+        "expression whose arms are only names, `[prefix + 'bias'] if self.bias.requires_grad else []`), "
+        "or only gathers "
         "trainable tensors into a collection named for parameters (`parameters.append(t)`) or counts their "
         "elements (`total += t.numel()`), which touches "
         "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.data`, "
@@ -94,7 +97,8 @@ class GraphPreservingFallback(Rule):
         "nested there (a hook the backward pass runs), which skip gradients nobody needs in the "
         "backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
         "(`model.parameters()`, `named_parameters()`, a collection named like `params`, or a project "
-        "function returning one), which is freezing and optimizer bookkeeping. A flag passed on only as "
+        "function returning one) or picked from such a collection (`p = params.get(name)`, "
+        "`params[name]`), which is freezing and optimizer bookkeeping. A flag passed on only as "
         "the `requires_grad=` argument of a call (`self.pos = nn.Parameter(t, requires_grad="
         "self.pos.requires_grad)`) configures the tensor the call makes: the name then holds that "
         "tensor, and testing it (`if self.pos is not None:`) reads no autograd state."
@@ -179,6 +183,14 @@ class GraphPreservingFallback(Rule):
         "        x = x.detach()\n    return x\n",
         "import torch\ndef ema(model, shadow):\n    for p, s in zip(model.parameters(), shadow):\n"
         "        if p.requires_grad:\n            s.mul_(0.9).add_(p)\n",
+        # parameters picked from a collection of them, and names listed by whether they train
+        "import torch\ndef pairs(model, names, out):\n    params = dict(model.named_parameters())\n"
+        "    for a, b in names:\n        pb = params.get(b)\n        if pb is not None and pb.requires_grad:\n"
+        "            out.append(a)\n        if params[a].requires_grad:\n            out.append(b)\n",
+        "import torch\ndef trainable(param_groups, key):\n    p = param_groups[0]['params'][key]\n"
+        "    return 1 if p.requires_grad else 0\n",
+        "import torch\nclass M:\n    def getparamnames(self, prefix=''):\n"
+        "        return [prefix + 'w'] + ([prefix + 'bias'] if self.bias.requires_grad else [])\n",
         "import torch\ndef split(params):\n    grads = [p for p in params if p.requires_grad]\n"
         "    if len(grads) < len(params):\n        return grads\n    return params\n",
         "import torch\ndef make(n, requires_grad=False):\n    if requires_grad:\n        return torch.zeros(n)\n"
@@ -208,6 +220,11 @@ class GraphPreservingFallback(Rule):
         "    if w.numel() > 4:\n        return slow(x, w)\n    return fast(x, w)\n",
     )
     invalid = (
+        Invalid(  # a tensor picked from a table of other things; an arm that is a value, not a name
+            "import torch\ndef route(x, table):\n    w = table.get('w')\n    if w.requires_grad:\n"
+            "        return slow(x)\n    return x if not x.requires_grad else ['x']\n",
+            ((4, 8), (6, 21)),
+        ),
         Invalid(
             "import torch\ndef f(x):\n    rows = x.unbind(0) if x.requires_grad else None\n"
             "    if rows is None:\n        return fast(x)\n    return slow(rows)\n",
@@ -440,7 +457,7 @@ class GraphPreservingFallback(Rule):
         self._check_test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        if not is_detached_form(node):
+        if not is_detached_form(node) and not (_names_only(node.body) and _names_only(node.orelse)):
             self._check_test(node.test)
 
     def visit_While(self, node: cst.While) -> None:
@@ -584,9 +601,41 @@ def _returns_grad_flag(ctx, func: cst.BaseExpression, qualname: str | None) -> b
     return False
 
 
+def _names_only(node: cst.BaseExpression) -> bool:
+    """Text or a list of texts (``[prefix + "bias"]``, ``[]``): an arm that only names things, as when
+    a module lists the names of its trainable parameters; picking it routes no tensor work."""
+    if isinstance(node, cst.List | cst.Tuple):
+        return all(_names_only(element.value) for element in node.elements)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        sides = (node.left, node.right)
+        text = [side for side in sides if isinstance(side, cst.SimpleString | cst.FormattedString)]
+        return bool(text) and all(isinstance(side, cst.Name) or any(side is t for t in text) for side in sides)
+    return isinstance(node, cst.SimpleString | cst.FormattedString | cst.ConcatenatedString)
+
+
+def _picked_from_parameters(ctx, value: cst.BaseExpression) -> bool:
+    """``params[name]`` or ``params.get(name)`` of a collection of parameters, directly or through
+    the name it was bound to."""
+    if isinstance(value, cst.Name):
+        value = bound_value(ctx, value)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get":
+        collection = value.func.value
+    elif isinstance(value, cst.Subscript):
+        collection = value.value
+    else:
+        return False
+    # a collection spelt by names and items only (``params``, ``group["params"]``): a call result
+    # that merely reads some ``params`` argument is not one
+    calls = any(isinstance(node, cst.Call) for node in walk(collection))
+    return not calls and is_parameter_collection(ctx, collection)
+
+
 def _of_parameter(ctx, read: cst.Attribute, within: cst.BaseExpression) -> bool:
     """``p.requires_grad`` on a learnable parameter being iterated (by a loop around the test, or a
-    comprehension inside it): freezing and bookkeeping of parameters, not a route."""
+    comprehension inside it), or picked from a collection of them (``p = params.get(name)``,
+    ``params[name]``): freezing and bookkeeping of parameters, not a route."""
+    if _picked_from_parameters(ctx, read.value):
+        return True
     if not isinstance(read.value, cst.Name):
         return False
     name = read.value.value
