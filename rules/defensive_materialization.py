@@ -98,7 +98,8 @@ class DefensiveMaterialization(Rule):
         "(`helper(y)`, a function of another module, `obj.method(y)`, `f(**{'k': y})`), which may write it "
         "(torch functions, tensor methods and pure builtins only read, but a torch class such as "
         "`nn.Parameter`, and a sparse tensor's constructor, holds what it is given; a function of the same "
-        "file, or a nested one, is read for what it does with that parameter or name); it goes into a "
+        "file, a nested one, or a plain method of the same class called on `self`, is read for what it "
+        "does with that parameter or name); it goes into a "
         "control-flow operator of the compiler (`torch.while_loop`, `torch.cond`), whose operands must not "
         "alias; what was copied, or the value it views, is written in place after the copy (`before = "
         "x.clone()` then `x.add_(1)`; `v = buf[0]`, `c = v.clone()`, then `buf.zero_()`; `g[..., 0] = 2 * "
@@ -224,6 +225,13 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(self):\n    w = self.weight.clone()\n    self.step()\n    return self.weight - w\n",
         "import torch\ndef f(grid, w):\n    grid[..., 0] = (2.0 * grid[..., 0].clone() + 1.0) / w\n"
         "    return grid\n",
+        # a method of the same class called on ``self`` that writes its parameter, or hands it on
+        "import torch\nclass W:\n    def f(self, x):\n        c = x.clone()\n        self._fill(c)\n"
+        "        return c.sum()\n    def _fill(self, t):\n        t.zero_()\n",
+        "import torch\nclass W:\n    def f(self, x):\n        c = x.clone()\n        self._run(c, 1)\n"
+        "        return c.sum()\n    def _run(self, t, k):\n        return self.model(t) * k\n",
+        "import torch\nclass W(Base):\n    def f(self, x):\n        c = x.clone()\n        self.inherited(c)\n"
+        "        return c.sum()\n",
         # an augmented assignment writes its target after reading the copy, as a store does
         "import torch\ndef f(t, b, eps):\n    t /= t[:, 2, 2].reshape(b, 1, 1).clone() + eps\n    return t\n",
         "import torch\ndef f(t, eps):\n    t[:, 0] /= t[:, 2].clone() + eps\n    return t\n",
@@ -271,6 +279,13 @@ class DefensiveMaterialization(Rule):
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
     )
     invalid = (
+        Invalid(  # a copy of an input handed only to methods of the same class that read it
+            "import torch\nclass Attack:\n    def forward(self, images, labels):\n"
+            "        labels = labels.clone().detach()\n        for i in range(len(images)):\n"
+            "            self._one(images[i], labels[i])\n        return images\n"
+            "    def _one(self, image, label):\n        return (self.model(image).argmax(1) == label).float()\n",
+            ((4, 18),),
+        ),
         # a copy of a selected slice, only read: method form, function form, through a local view
         Invalid(
             "import torch\ndef first(X, dim):\n    a = X.select(dim, 0).clone()\n"

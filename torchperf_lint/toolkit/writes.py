@@ -39,7 +39,7 @@ import libcst as cst
 
 from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit import types
-from torchperf_lint.toolkit.functions import module_functions
+from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.traversal import children, walk
 
 WRITTEN, KEPT, RETURNED, VIEWED, MUTATED, PASSED = "written", "kept", "returned", "viewed", "mutated", "passed"
@@ -434,18 +434,24 @@ def _setattr_parts(ctx: FileContext, call: cst.Call) -> tuple[cst.BaseExpression
 def callee_effects(
     ctx: FileContext, call: cst.Call, local: dict[str, cst.FunctionDef] | None = None
 ) -> list[tuple[cst.Arg, str | None]] | None:
-    """For a call to a function of this file (one of ``local``, or a module-level one), what it does
-    to each argument: writes it (``WRITTEN``), hands it to code out of sight (``PASSED``), keeps it
-    (``KEPT``), returns it (``RETURNED``), needs it contiguous (``VIEWED``), or only reads it (None).
-    None when the callee is unknown or an argument cannot be matched."""
+    """For a call to a function of this file (one of ``local``, a module-level one, or a plain method
+    of the class around the call, ``self.method(...)``), what it does to each argument: writes it
+    (``WRITTEN``), hands it to code out of sight (``PASSED``), keeps it (``KEPT``), returns it
+    (``RETURNED``), needs it contiguous (``VIEWED``), or only reads it (None). None when the callee is
+    unknown or an argument cannot be matched."""
     func = call.func
-    if not isinstance(func, cst.Name) or ctx.qualname(func) is not None or any(arg.star for arg in call.args):
+    if any(arg.star for arg in call.args):
         return None
-    callee = (local or {}).get(func.value) or module_functions(ctx).get(func.value)
+    if isinstance(func, cst.Name) and ctx.qualname(func) is None:
+        callee, bound = (local or {}).get(func.value) or module_functions(ctx).get(func.value), 0
+    elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        callee, bound = _own_method(ctx, func.attr.value), 1  # ``self`` fills the first parameter
+    else:
+        return None
     if callee is None or ctx.facts.get(("writes", id(callee.body))) is _BUSY:
         return None
     params = callee.params
-    positional = [*params.posonly_params, *params.params]
+    positional = [*params.posonly_params, *params.params][bound:]
     by_name = {param.name.value: param for param in (*positional, *params.kwonly_params)}
     inner = of(ctx, callee.body, callee)
     found: list[tuple[cst.Arg, str | None]] = []
@@ -458,6 +464,14 @@ def callee_effects(
             return None
         found.append((arg, _effect_on(inner, param.name.value)))
     return found
+
+
+def _own_method(ctx: FileContext, name: str) -> cst.FunctionDef | None:
+    """The method ``name`` of the innermost class around the visited node, when it is a plain one (no
+    decorator: a static or class method binds its parameters differently, a property is no call)."""
+    function = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.FunctionDef)), None)
+    method = class_methods(ctx, function).get(name) if function is not None else None
+    return method if method is not None and not method.decorators else None
 
 
 def _effect_on(inner: Writes, name: str) -> str | None:
