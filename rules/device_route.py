@@ -10,6 +10,7 @@ from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.bookkeeping import is_report, only_raises, only_reports
 from torchperf_lint.toolkit.matching import (
+    is_literal,
     is_non_cpu_device_string,
     is_reference,
     is_torch_name,
@@ -850,7 +851,7 @@ def _only_describes(ctx, block: cst.BaseSuite) -> bool:
 def _is_description(ctx, value: cst.BaseExpression | None) -> bool:
     """``None``, prose (``"No CUDA"``; a bare word such as ``"nccl"`` could pick a backend), or what
     a member of a device module that describes the hardware returns (``torch.cuda.get_device_name(0)``)."""
-    if value is None or (isinstance(value, cst.Name) and value.value == "None") or _is_text(value):
+    if value is None or is_literal(value, "None") or _is_text(value):
         return True
     if isinstance(value, cst.Call):
         qualname = ctx.qualname(value.func) or ""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from torchperf_lint.toolkit.matching import source_of
+from torchperf_lint.toolkit.matching import is_literal, source_of
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
 
@@ -234,7 +234,7 @@ def _initialises_once(branch: cst.If, loop: cst.CSTNode) -> bool:
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, cst.Is)
-        and _is_none(test.comparisons[0].comparator)
+        and is_literal(test.comparisons[0].comparator, "None")
         and isinstance(test.left, cst.Name | cst.Attribute)
     ):
         return False
@@ -247,7 +247,7 @@ def _initialises_once(branch: cst.If, loop: cst.CSTNode) -> bool:
         for statement in walk(loop.body)  # type: ignore[attr-defined]
         if id(statement) not in inside and _assigned_values(statement, tested)
     ]
-    return any(not _is_none(value) for value in values) and not elsewhere
+    return any(not is_literal(value, "None") for value in values) and not elsewhere
 
 
 def _assigned_values(statement: cst.CSTNode, target: str) -> list[cst.BaseExpression]:
@@ -259,10 +259,6 @@ def _assigned_values(statement: cst.CSTNode, target: str) -> list[cst.BaseExpres
         for small in statement.body
         if isinstance(small, cst.Assign) and any(source_of(t.target) == target for t in small.targets)
     ]
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _truth_once(truth_once: str, wanted: bool) -> bool:
