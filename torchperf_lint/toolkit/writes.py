@@ -469,7 +469,7 @@ def callee_effects(
 def _own_method(ctx: FileContext, name: str) -> cst.FunctionDef | None:
     """The method ``name`` of the innermost class around the visited node, when it is a plain one (no
     decorator: a static or class method binds its parameters differently, a property is no call)."""
-    function = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.FunctionDef)), None)
+    function = ctx.enclosing_function()
     method = class_methods(ctx, function).get(name) if function is not None else None
     return method if method is not None and not method.decorators else None
 
