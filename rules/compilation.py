@@ -109,6 +109,8 @@ class Compilation(Rule):
         "export and dynamo calls have no fix: they take example inputs or change what is returned."
     )
     valid = (
+        # a star-importing module that binds ``torch`` itself says what it is
+        "from .helpers import *\ntorch = Flame()\ntorch.compile(fuel)\n",
         "import re\npattern = re.compile('x')\n",
         "import torch\ndef has_compiler():\n    return hasattr(torch, 'compile') and callable(torch.compile)\n",
         "from torch import compile\nSUPPORTED = callable(compile)\n",
@@ -138,6 +140,8 @@ class Compilation(Rule):
         "    model = build(model.state_dict())\n    return model(1)\n",
     )
     invalid = (
+        # ``torch`` brought in by a star import (``from .torch_imports import *``) is still torch
+        Invalid("from .torch_imports import *\ndef f(fn):\n    return torch.jit.script(fn)\n", ((3, 12),)),
         Invalid("import torch\nmodel = torch.jit.load('m.pt')\n", ((2, 9),)),
         # ``nn.Module.compile`` with torch.compile's keywords, on a local, an attribute or a loop value
         Invalid(

@@ -28,7 +28,7 @@ from torchperf_lint.registry import all_rules, known_codes
 from torchperf_lint.rule import Rule
 from torchperf_lint.source import decode
 from torchperf_lint.toolkit import traversal
-from torchperf_lint.toolkit.scopes import ScopeBuilder
+from torchperf_lint.toolkit.scopes import ScopeBuilder, bind_star_imported
 from torchperf_lint.workspace import FileSettings
 
 #: A file CPython rejected reaches LibCST only if no statement is longer than this many tokens (an
@@ -298,6 +298,7 @@ def _run_rules(
 ) -> list[Diagnostic]:
     builder = ScopeBuilder(module, options.file.module_name, options.file.path.name == "__init__.py")
     traversal.visit(module, builder)
+    bind_star_imported(builder, text)
     ctx = FileContext(
         path=options.path,
         module_name=options.file.module_name,

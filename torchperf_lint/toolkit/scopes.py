@@ -8,6 +8,7 @@ records, per scope, what each name is bound to. A name bound by anything other t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -89,6 +90,7 @@ class ScopeBuilder(cst.CSTVisitor):
         self.root = Scope(module, None)
         self.scopes: dict[cst.CSTNode, Scope] = {module: self.root}
         self._stack = [self.root]
+        self.star_imports = 0
 
     @property
     def _current(self) -> Scope:
@@ -154,6 +156,7 @@ class ScopeBuilder(cst.CSTVisitor):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         if isinstance(node.names, cst.ImportStar):
+            self.star_imports += 1
             return False
         base = dotted(node.module) if node.module is not None else None
         if node.relative:
@@ -207,6 +210,23 @@ class ScopeBuilder(cst.CSTVisitor):
 
     def visit_Del(self, node: cst.Del) -> None:
         _bind_target(self._current, node.target)
+
+
+#: Names a star import conventionally brings in (``from .torch_imports import *``), and what they name.
+STAR_IMPORTED = {"torch": "torch", "nn": "torch.nn"}
+
+
+def bind_star_imported(builder: ScopeBuilder, text: str) -> None:
+    """Bind the conventional torch names a star-importing module uses but never binds itself.
+
+    What a star import brings in is only known by importing its module, which the linter never does;
+    a module that uses ``torch.`` without importing it can only have it from the star import.
+    """
+    if not builder.star_imports:
+        return
+    for name, target in STAR_IMPORTED.items():
+        if name not in builder.root.bindings and re.search(rf"(?<![\w.]){name}\.", text):
+            builder.root.bind(name, target)
 
 
 _UNSEEN = object()
