@@ -84,11 +84,13 @@ class DeviceRoute(Rule):
     notes = (
         'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`, also as '
         "an arm of a conditional expression: `'cuda' if gpus else 'cpu'`; torch's device types and the names "
-        'out-of-tree backends use, such as `"npu"`, `"tpu"`, `"neuron"` or `"musa"`) given to `.to(...)`, '
+        'out-of-tree backends use, such as `"npu"`, `"tpu"`, `"neuron"` or `"musa"`, spelt as torch takes '
+        'them, in lower case: `"CUDA"` is a label for people) given to `.to(...)`, '
         "`torch.device(...)`, `torch.autocast(...)` (also through `functools.partial`), a "
         "`device=`/`device_type=`/`use_device=` keyword (also as "
         'a `{"device": ...}` dict entry), as the default of a parameter named for a device, or bound to a '
-        "name or attribute named for one (`device = 'cuda:0' if gpu else 'cpu'`, `self.device = 'mps'`); "
+        "name or attribute named for one (`device = 'cuda:0' if gpu else 'cpu'`, `self.device = 'mps'`, "
+        "`self.accelerator_type = 'npu'`); "
         'comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local '
         'holding a device type or a name or attribute that says it holds a device (`device == "cuda"`, '
         '`"cuda" in self.device`, `str(device) != "cpu"`); `!= "cpu"` tests (alone or as one part of an '
@@ -112,9 +114,12 @@ class DeviceRoute(Rule):
         "seeding the device's random generators or saving and restoring their state "
         "(`torch.cuda.manual_seed_all(seed)` beside `torch.manual_seed(seed)`, `torch.cuda.set_rng_state(s)`), "
         "except in the test of an `if`, `while` or conditional expression, "
-        "where the value picks what runs; annotations; an error class caught by an `except` clause "
-        "(`except torch.cuda.OutOfMemoryError:`), which names an error and picks no device (what the "
-        "handler does is judged on its own); a test whose branch only raises, "
+        "where the value picks what runs; annotations; an error class wherever it is named "
+        "(`except torch.cuda.OutOfMemoryError:`, `exc_type is torch.cuda.OutOfMemoryError`, "
+        "`isinstance(e, OutOfMemoryError)`), which tells which failure happened and picks no device (what "
+        "the handler does is judged on its own); a device class handed as such to a decorator "
+        "(`@delegates(GradScaler)` borrows its signature once, when the function is defined); "
+        "a test whose branch only raises, "
         "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
         "`assert` (it refuses a device: the route stays on the CPU); an `if` without `else` whose block "
         "only fills in a description of the machine, returning or storing prose, `None` or a hardware "
@@ -141,6 +146,16 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        "import torch\ndef env(cuda, mps):\n    accelerator = 'N/A'\n    if cuda:\n        accelerator = 'CUDA'\n"
+        "    elif mps:\n        accelerator = 'MPS'\n    return {'Accelerator': accelerator}\n",
+        "import torch\ndef f(accelerator, x):\n    if accelerator.is_main_process:\n        log(x)\n"
+        "    accelerator_type = 'cpu'\n    return x.to(accelerator_type)\n",
+        "import torch\nfrom torch.cuda.amp import GradScaler\n@delegates(GradScaler)\ndef f(model, **kw):\n"
+        "    return model\n@delegates(torch.cuda.amp.GradScaler)\ndef g(model, **kw):\n    return model\n",
+        "import torch\nfrom torch.cuda import OutOfMemoryError\ndef done(exc_type, error):\n"
+        "    if exc_type is torch.cuda.OutOfMemoryError:\n        return True\n"
+        "    oom = OutOfMemoryError\n    return issubclass(exc_type, oom) or isinstance(error, oom)\n",
+        "from .helpers import *\ndef f(torch):\n    return torch.cuda.is_available()\n",
         "import torch\ny = x.to(torch.float32)\n",
         "import torch\nfrom torch.cuda import OutOfMemoryError\ndef run(f, x):\n    try:\n        return f(x)\n"
         "    except torch.cuda.OutOfMemoryError:\n        settle()\n        raise\n"
@@ -216,6 +231,24 @@ class DeviceRoute(Rule):
         "        raise ValueError('CPU tensors only')\n",
     )
     invalid = (
+        Invalid(  # an accelerator type picked once, then compared with a device later
+            "import torch\nclass Offload:\n    def __init__(self, npu):\n"
+            "        self.accelerator_type = 'npu' if npu else 'cuda'\n"
+            "    def pack(self, x):\n        if self.accelerator_type == 'npu':\n            return npu_pack(x)\n"
+            "        return x\n",
+            ((4, 33), (6, 12)),
+        ),
+        Invalid(  # a decorator that is itself a device API, or whose argument queries the device
+            "import torch, pytest\n@torch.cuda.amp.custom_fwd(cast_inputs=torch.float16)\ndef f(x):\n"
+            "    return x\n@pytest.mark.skipif(not torch.cuda.is_available(), reason='gpu')\ndef test_f():\n"
+            "    pass\n@torch.cuda.amp.autocast\ndef g(x):\n    return x\n",
+            ((2, 2), (5, 25), (8, 2)),
+        ),
+        Invalid(  # torch through a star import: the test, the device query and the literal device
+            "from .torch_imports import *\ndef device():\n    if torch.cuda.is_available():\n"
+            "        return torch.device(torch.cuda.current_device())\n    return torch.device('mps', 0)\n",
+            ((3, 8), (4, 29), (5, 12)),
+        ),
         Invalid(  # the caught error class routes nothing; a handler that moves work does
             "import torch\ndef run(f, x):\n    try:\n        return f(x)\n"
             "    except torch.cuda.OutOfMemoryError:\n        return f(x.cuda(1))\n",
@@ -435,6 +468,8 @@ class DeviceRoute(Rule):
         ancestors = self.ctx.ancestors
         if _in_annotation(ancestors) or _in_caught_type(ancestors) or _guards_only_a_rejection(ancestors):
             return
+        if _is_error_class(what) or _decorator_argument(ancestors):
+            return
         if _guards_only_a_description(self.ctx):
             return
         condition = _condition_of(self.ctx.ancestors)
@@ -591,7 +626,9 @@ class DeviceRoute(Rule):
 
 
 def _is_device_name(name: str) -> bool:
-    return "device" in name.lower()
+    """``device``, ``device_type``, ``self.accelerator_type``: a name that says it holds a device."""
+    lowered = name.lower()
+    return "device" in lowered or "accelerator" in lowered
 
 
 def _device_type_locals(ctx) -> frozenset[str]:
@@ -779,6 +816,29 @@ def _in_caught_type(ancestors: list[cst.CSTNode]) -> bool:
         isinstance(node, cst.ExceptHandler | cst.ExceptStarHandler) and ancestors[index + 1] is node.type
         for index, node in enumerate(ancestors[:-1])
     )
+
+
+def _is_error_class(what: str) -> bool:
+    """``torch.cuda.OutOfMemoryError`` names an error, wherever it is named: caught, compared with
+    ``is`` or given to ``isinstance``, it tells which failure happened and picks no device."""
+    return what.rpartition(".")[2].endswith(("Error", "Exception"))
+
+
+def _decorator_argument(ancestors: list[cst.CSTNode]) -> bool:
+    """A device class handed as such to a decorator (``@delegates(GradScaler)``) lends its signature
+    or documentation: the decorator runs once, when the function is defined, and moves no work."""
+    for index, node in enumerate(ancestors):
+        if isinstance(node, cst.Decorator):
+            inner = ancestors[index + 1 :]
+            if len(inner) < 3:
+                return False
+            call, arg, *reference = inner
+            return (
+                isinstance(call, cst.Call)
+                and isinstance(arg, cst.Arg)
+                and all(isinstance(part, cst.Name | cst.Attribute) for part in reference)
+            )
+    return False
 
 
 def _in_test(ancestors: list[cst.CSTNode]) -> bool:

@@ -31,14 +31,16 @@ def string_value(node: cst.BaseExpression) -> str | None:
 
 def device_text(node: cst.BaseExpression) -> str | None:
     """The device a string names: ``"cuda:0"`` and ``f"cuda:{i}"`` both give ``cuda``; None when the
-    node is no string literal or an f-string that does not start with a device name."""
+    node is no string literal or an f-string that does not start with a device name. Case is kept:
+    torch's device strings are lower case (``torch.device("CUDA")`` is refused), so ``"CUDA"`` is a
+    label for people, as in an environment report."""
     value = string_value(node)
     if value is None and isinstance(node, cst.FormattedString) and node.parts:
         first = node.parts[0]
         if not isinstance(first, cst.FormattedStringText) or (":" not in first.value and len(node.parts) > 1):
             return None
         value = first.value
-    return value.split(":")[0].strip().lower() if value is not None else None
+    return value.split(":")[0].strip() if value is not None else None
 
 
 def is_non_cpu_device_string(node: cst.BaseExpression) -> bool:
