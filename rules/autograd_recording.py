@@ -70,11 +70,13 @@ class AutogradRecording(Rule):
         "of which it wraps), which record nothing until a model is trained; unfreezing parameters "
         "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
         "`named_parameters()`, a collection named like `params`, or a project function returning "
-        "one; an argument named `param` or `parameter` or annotated `nn.Parameter`; under "
+        "one; an argument named `param` or `parameter` or annotated `nn.Parameter`; a name just bound to "
+        "`nn.Parameter(...)`; under "
         "`if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
         "`nn.Parameter`, `self.freq.requires_grad_()`; or on a tensor of a module, `m.bias.requires_grad "
         "= True` for `m` in `model.modules()`), or a submodule's `requires_grad_()` "
-        "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()`, an attribute "
+        "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()` or picked from it by "
+        "`next(m for m in model.modules() if ...)`, an attribute "
         "its class binds to a `torch.nn` module or container, `self.proj.requires_grad_()` or "
         "`self.blocks[name].requires_grad_()` with `self.blocks = nn.ModuleDict()`), setting "
         "its parameters' flags, "
@@ -84,7 +86,8 @@ class AutogradRecording(Rule):
         "`if requires_grad:` (a parameter of the function named for it, also `wrt_x`: differentiate with "
         "respect to `x`) or `if x.requires_grad:`, or "
         "`torch.set_grad_enabled(flag)` where `flag` is a parameter named for it (`requires_grad`, "
-        "`need_grad`, `differentiable`) or a local read from the inputs' `requires_grad`; restoring a saved "
+        "`need_grad`, `differentiable`, `track_gradients`) or a local read from the inputs' "
+        "`requires_grad`; restoring a saved "
         "grad mode, `torch.set_grad_enabled(prev)` where `prev` (a name, also one a nested function "
         "reads, or an attribute such as `self.prev`) was bound to `torch.is_grad_enabled()` in the same "
         "file, which puts back what the caller had rather than turning recording on. Methods "
@@ -95,6 +98,13 @@ class AutogradRecording(Rule):
         "training, which is what a kernel's callers do, not the kernel"
     )
     valid = (
+        "import torch\ndef prep(params):\n    flat = flatten(params).float()\n"
+        "    flat = torch.nn.Parameter(flat)\n    flat.requires_grad = True\n    return flat\n",
+        "import torch\ndef ll(net, x, track_gradients=False):\n    with torch.set_grad_enabled(track_gradients):\n"
+        "        return net(x)\n",
+        "import torch\ndef setup(model, cfg):\n    text = next(m for m in model.modules() if m.config is cfg)\n"
+        "    text.requires_grad_(True)\n    head = [m for m in model.children() if m.name == 'head'][0]\n"
+        "    head.requires_grad_()\n",
         # unfreezing a module's tensors; recording turned on at the caller's request, ``wrt_`` a value
         "import torch\ndef unfreeze(model):\n    for m in model.modules():\n        m.bias.requires_grad = True\n"
         "    for name, module in model.named_modules():\n        module.weight.requires_grad = True\n",
@@ -162,6 +172,12 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # a float copy, or an item picked from a plain iterable, is a tensor of its own
+            "import torch\ndef f(x):\n    y = x.float()\n    y.requires_grad = True\n"
+            "    z = next(t for t in x if t.ndim)\n    z.requires_grad_(True)\n",
+            ((4, 5), (6, 5)),
+        ),
+        Invalid("from .torch_imports import *\nclass Swish(torch.autograd.Function):\n    pass\n", ((2, 13),)),
         Invalid(  # a tensor's own flag, not a module's; a branch on a flag that is no wish for gradients
             "import torch\ndef f(model, x, wrtx):\n    for m in model.modules():\n        x.requires_grad = True\n"
             "    if wrtx:\n        x.requires_grad_()\n    return x\n",
@@ -367,8 +383,10 @@ class AutogradRecording(Rule):
         nn.Parameter):``, or ``self.w.requires_grad_()`` where the class holds an ``nn.Parameter`` in
         ``self.w``: unfreezing, not recording."""
         if isinstance(receiver, cst.Name):
+            value = bound_value(self.ctx, receiver)
             return (
-                is_parameter_loop_variable(self.ctx, receiver.value)
+                (isinstance(value, cst.Call) and self.ctx.qualname(value.func) in _PARAMETERS)
+                or is_parameter_loop_variable(self.ctx, receiver.value)
                 or self._tested_parameter(receiver.value)
                 or self._is_module(receiver)
                 or self._parameter_argument(receiver.value)
@@ -402,7 +420,8 @@ class AutogradRecording(Rule):
     def _is_module(self, name: cst.Name) -> bool:
         """A name bound to a submodule (``module = unet.get_submodule(path)``): ``requires_grad_`` on
         an ``nn.Module`` sets its parameters' flags, which is unfreezing, and no tensor of its own."""
-        if _from_module_lookup(bound_value(self.ctx, name)):
+        value = bound_value(self.ctx, name)
+        if _from_module_lookup(value) or _picked_from_modules(value):
             return True
         for node in reversed(self.ctx.ancestors):  # ``for _, m in model.named_modules():``
             if isinstance(node, cst.FunctionDef):
@@ -567,6 +586,25 @@ _GRAD_STATE_READS = frozenset({"torch.is_grad_enabled", "torch.autograd.grad_mod
 _SUBMODULE_LOOKUPS = frozenset({"get_submodule"})
 #: ``nn.Module`` methods that iterate over its submodules.
 _MODULE_ITERATORS = frozenset({"modules", "children", "named_modules", "named_children"})
+
+
+def _picked_from_modules(value: cst.BaseExpression | None) -> bool:
+    """``next(m for m in model.modules() if ...)`` or ``[m for m in model.children()][0]``: one of a
+    model's submodules, picked by a comprehension over them."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "next":
+        value = value.args[0].value if value.args else None
+    elif isinstance(value, cst.Subscript):
+        value = value.value
+    if not isinstance(value, cst.GeneratorExp | cst.ListComp):
+        return False
+    loop = value.for_in
+    return (
+        isinstance(value.elt, cst.Name)
+        and isinstance(loop.target, cst.Name)
+        and loop.target.value == value.elt.value
+        and isinstance(loop.iter, cst.Call)
+        and method_name(loop.iter) in _MODULE_ITERATORS
+    )
 
 
 def _from_module_lookup(value: cst.BaseExpression | None) -> bool:

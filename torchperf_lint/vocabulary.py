@@ -102,7 +102,7 @@ def validator_properties(name: str) -> frozenset[str]:
 #: ``differentiable``, ``grad_enabled``, ``wrt_traj``: differentiate with respect to it), or against
 #: them (``no_grad``, ``with_grad``, ``track_grads``).
 GRAD_FLAG_NAME = re.compile(
-    r"requires?_grad|needs?_grad|grad_enabled|differentiable|(?:^|_)(?:no|with|track|keep|compute)_grads?(?:$|_)"
+    r"requires?_grad|needs?_grad|grad_enabled|differentiable|(?:^|_)(?:no|with|track|keep|compute)_grad(?:s|ients?)?(?:$|_)"
     r"|(?:^|_)wrt(?:$|_)",
     re.IGNORECASE,
 )
