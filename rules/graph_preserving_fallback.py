@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -84,7 +85,8 @@ class GraphPreservingFallback(Rule):
         "a branch that only warns, logs or prints, only extends text a name holds (`text = "
         "text[:-1] + ', requires_grad=True)'` in a repr; binding a fresh literal such as `mode = 'graph'` "
         "may pick a route later and is flagged), or only "
-        "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set; a conditional "
+        "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set, `found.append(name)` "
+        "with a variable named for a name or key; a conditional "
         "expression whose arms are only names, `[prefix + 'bias'] if self.bias.requires_grad else []`), "
         "or only gathers "
         "trainable tensors into a collection named for parameters (`parameters.append(t)`) or counts their "
@@ -96,9 +98,11 @@ class GraphPreservingFallback(Rule):
         "reads inside a custom `torch.autograd.Function`'s `backward`, `jvp` or `vjp`, or a function "
         "nested there (a hook the backward pass runs), which skip gradients nobody needs in the "
         "backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
-        "(`model.parameters()`, `named_parameters()`, a collection named like `params`, or a project "
-        "function returning one) or picked from such a collection (`p = params.get(name)`, "
-        "`params[name]`), which is freezing and optimizer bookkeeping. A flag passed on only as "
+        "(`model.parameters()`, `named_parameters()`, a collection named like `params`, a project "
+        "function returning one, or a local bound to one of these) or picked from such a collection "
+        "(`p = params.get(name)`, `params[name]`, and a helper returning `next(m.parameters()).requires_grad` "
+        "or the flag of `ps[0]` after `ps = list(m.parameters())`, which says whether a model trains), "
+        "which is freezing and optimizer bookkeeping. A flag passed on only as "
         "the `requires_grad=` argument of a call (`self.pos = nn.Parameter(t, requires_grad="
         "self.pos.requires_grad)`) configures the tensor the call makes: the name then holds that "
         "tensor, and testing it (`if self.pos is not None:`) reads no autograd state."
@@ -108,6 +112,20 @@ class GraphPreservingFallback(Rule):
         "test that needs both calls the kernel under `torch.no_grad()` and without it"
     )
     valid = (
+        # whether a model trains, read from one of its parameters by a helper: a local, ``next``, an index
+        "import torch\ndef requires_grad(m):\n    ps = list(m.parameters())\n"
+        "    return ps[0].requires_grad if len(ps) > 0 else False\n"
+        "def trains(m):\n    return next(m.parameters()).requires_grad\n"
+        "def first(m):\n    return list(m.parameters())[0].requires_grad\n"
+        "def init(m, func):\n    if requires_grad(m):\n        func(m)\n"
+        "    if trains(m) or first(m):\n        func(m)\n",
+        # parameters iterated through a local bound to a collection of them
+        "import torch\ndef select(model, excluded):\n    allow = not_excluded_parameters(model, excluded)\n"
+        "    result = []\n    for name, param in allow:\n        if param.requires_grad:\n"
+        "            result.append((name, param))\n    return result\n",
+        # collecting the names (keys) of what trains
+        "import torch\ndef dynamic(point):\n    found = []\n    for name, vector in point.embeddings.items():\n"
+        "        if vector.requires_grad:\n            found.append(name)\n    return found\n",
         "import torch\nif x.requires_grad:\n    raise ValueError('no grad')\n",
         # only registers gradient hooks that watch the gradient (torch refuses one on a tensor that
         # does not require grad)
@@ -220,6 +238,15 @@ class GraphPreservingFallback(Rule):
         "    if w.numel() > 4:\n        return slow(x, w)\n    return fast(x, w)\n",
     )
     invalid = (
+        Invalid(  # a helper's flag of a plain item, a loop over a plain local, a tensor collected
+            "import torch\ndef _first(x):\n    ys = list(x)\n    return ys[0].requires_grad\n"
+            "def f(x, rows):\n    if _first(x):\n        return x.detach()\n    allow = list(rows)\n"
+            "    for r in allow:\n        if r.requires_grad:\n            x = x + r\n"
+            "    for name, vector in rows.items():\n        if vector.requires_grad:\n"
+            "            x.append(vector)\n"
+            "    return x\n",
+            ((6, 8), (10, 12), (13, 12)),
+        ),
         Invalid(  # a tensor picked from a table of other things; an arm that is a value, not a name
             "import torch\ndef route(x, table):\n    w = table.get('w')\n    if w.requires_grad:\n"
             "        return slow(x)\n    return x if not x.requires_grad else ['x']\n",
@@ -688,6 +715,36 @@ def _is_state_helper(ctx, name: str) -> bool:
     return found  # type: ignore[return-value]
 
 
+def _parameter_picks(ctx, function: cst.FunctionDef) -> Callable[[cst.BaseExpression], bool]:
+    """A test of whether an expression is one of a model's parameters, picked in ``function``:
+    ``ps[0]`` after ``ps = list(m.parameters())``, or ``next(m.parameters())``. A helper returning
+    such a parameter's flag tells whether the model trains (bookkeeping), not a tensor's state."""
+    collections = {
+        target.target.value
+        for node in walk(function.body, into_functions=False)
+        if isinstance(node, cst.Assign) and is_parameter_collection(ctx, node.value, through_local=False)
+        for target in node.targets
+        if isinstance(target.target, cst.Name)
+    }
+
+    def picks(receiver: cst.BaseExpression) -> bool:
+        if isinstance(receiver, cst.Subscript):
+            receiver = receiver.value
+        elif (
+            isinstance(receiver, cst.Call)
+            and isinstance(receiver.func, cst.Name)
+            and receiver.func.value == "next"
+        ):
+            receiver = receiver.args[0].value if receiver.args else receiver
+        else:
+            return False
+        if isinstance(receiver, cst.Name):
+            return receiver.value in collections
+        return isinstance(receiver, cst.Call) and is_parameter_collection(ctx, receiver, through_local=False)
+
+    return picks
+
+
 def _returns_state(ctx, function: cst.FunctionDef) -> bool:
     """A ``return`` whose value reads autograd state. A read passed as a call's ``requires_grad=``
     argument (``return nn.Parameter(data, requires_grad=data.requires_grad)``) only configures the
@@ -700,11 +757,14 @@ def _returns_state(ctx, function: cst.FunctionDef) -> bool:
                 if isinstance(arg, cst.Arg) and arg.keyword is not None and arg.keyword.value == "requires_grad"
                 for part in walk(arg.value)
             }
+            picks = _parameter_picks(ctx, function)
             for part in walk(node.value):
                 if id(part) in settings:
                     continue
                 if isinstance(part, cst.Attribute) and part.attr.value == "requires_grad":
-                    return True
+                    if not picks(part.value):
+                        return True
+                    continue
                 if isinstance(part, cst.Call) and _reads_flag_by_name(ctx, part):
                     return True
                 if isinstance(part, cst.Call) and ctx.qualname(part.func) in _GRAD_STATE_CALLS:

@@ -585,7 +585,7 @@ def _reads_grad_state(node: ast.expr, scanner: _Scanner) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return _reads_grad_state(node.operand, scanner)
     if isinstance(node, ast.Attribute) and node.attr == "requires_grad":
-        return True
+        return not _picks_a_parameter(node.value)
     if not isinstance(node, ast.Call):
         return False
     if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
@@ -617,6 +617,14 @@ def _reads_a_number(node: ast.expr) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr in ("item", "tolist", "numel")
     return isinstance(func, ast.Name) and func.id in ("float", "int", "bool", "len", "round")
+
+
+def _picks_a_parameter(node: ast.expr) -> bool:
+    """``next(model.parameters())`` or ``list(model.parameters())[0]``: one of a model's parameters,
+    whose flag says whether the model trains, not whether a tensor records."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next" and node.args:
+        return _gives_parameters(node.args[0])
+    return isinstance(node, ast.Subscript) and _gives_parameters(node.value)
 
 
 def _gives_parameters(node: ast.expr) -> bool:

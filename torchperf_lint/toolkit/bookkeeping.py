@@ -15,10 +15,13 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.matching import walk
+from torchperf_lint.toolkit.types import bound_value
 
 _AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
@@ -36,6 +39,8 @@ _OBSERVING_WORDS = ("warn", "check", "log", "print", "record", "report")
 #: Tensor methods that attach a gradient hook; torch raises on a tensor that does not require grad.
 _HOOK_REGISTRATIONS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
 _TEXT = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+#: Variables named for a name or key (``name``, ``param_name``, ``keys``).
+_NAME_VARIABLE = re.compile(r"(?:^|_)(?:name|key)s?$")
 #: Builtins that turn a value into text, or measure it, without computing on a tensor.
 _TEXT_BUILTINS = frozenset({"str", "repr", "type", "len"})
 #: Methods that may follow ``.detach()`` on a detached copy without starting any computation of their own.
@@ -76,7 +81,14 @@ def is_parameter_loop_variable(ctx: FileContext, name: str) -> bool:
     return False
 
 
-def is_parameter_collection(ctx: FileContext, expression: cst.BaseExpression) -> bool:
+def is_parameter_collection(ctx: FileContext, expression: cst.BaseExpression, through_local: bool = True) -> bool:
+    """Whether ``expression`` holds learnable parameters: a ``parameters()``-style call, a project
+    function returning them, a name or key spelt like ``params``, or a local bound to one of these
+    (``allow_list = self.not_excluded_parameters(model)``, then ``for name, p in allow_list``)."""
+    if through_local and isinstance(expression, cst.Name):
+        value = bound_value(ctx, expression)
+        if value is not None and is_parameter_collection(ctx, value, through_local=False):
+            return True
     for node in walk(expression):
         if isinstance(node, cst.Call):
             func = node.func
@@ -175,8 +187,16 @@ def only_collects_names(body: cst.BaseSuite) -> bool:
         and isinstance(statement.value.func, cst.Attribute)
         and statement.value.func.attr.value in _COLLECTING_METHODS
         and len(statement.value.args) == 1
-        and isinstance(statement.value.args[0].value, _TEXT)
+        and _is_name_text(statement.value.args[0].value)
         for statement in statements
+    )
+
+
+def _is_name_text(value: cst.BaseExpression) -> bool:
+    """Text, or a variable named for a name or key (``name``, ``param_name``, ``key``): what a block
+    collecting the names of trainable things appends."""
+    return isinstance(value, _TEXT) or (
+        isinstance(value, cst.Name) and _NAME_VARIABLE.search(value.value) is not None
     )
 
 
