@@ -89,8 +89,11 @@ class DefensiveMaterialization(Rule):
         "`return c` before `c = x.clone()` returns another value, and a rebinding to a new value (`c = c[idx]` "
         "with a tensor index, `c = c + 1`) ends the copy's. A name bound to a view of the copy (`d = "
         "c.diagonal()`, `a, b = c.unbind()`), a loop target over it (`for row in c`) or a container holding it "
-        "(`kw = {'k': c}`) counts as the copy. A store into a tensor or an array (`out[:, d] = plane[0]`: an "
-        "index mixing a slice or `...` with other parts, or a target known to be a tensor) copies the values "
+        "(`kw = {'k': c}`) counts as the copy; each copy of `r, p = b.clone(), b.clone()` is judged by its "
+        "own name. A store into a tensor or an array (`out[:, d] = plane[0]`: an "
+        "index mixing a slice or `...` with other parts, or a target known to be a tensor or an array, "
+        "including `self.values` that its class annotates `values: np.ndarray` or always makes with a torch "
+        "or NumPy call) copies the values "
         "in, so it reads the copy and does not keep it. Exempt, because the copy is then needed: something "
         "writes it in place, directly or through a view (`y[...] = v`, `y.diagonal().zero_()`, "
         "`torch.diagonal(y).zero_()`, `y.view(-1)[0] = v`, `y.select(0, 1).mul_(v)`, `y += v`, "
@@ -143,6 +146,12 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        # unpacked copies, each judged by its own name: the written one is needed
+        "import torch\ndef cg(b, n):\n    r, p = b.clone(), b.clone()\n    for _ in range(n):\n        r -= p\n"
+        "        p.mul_(2)\n    return r\n",
+        # a store into state of unknown kind may keep the object itself
+        "import torch\nclass B:\n    def add(self, log_prob):\n"
+        "        self.log_probs[self.pos] = log_prob.clone().cpu().numpy()\n",
         # a selected slice copied and then written, returned or given to a view needing it contiguous
         "import torch\ndef first(X, dim):\n    a = X.select(dim, 0).clone()\n    a.mul_(2)\n"
         "    b = torch.narrow(X, dim, 0, 2).contiguous().view(-1)\n    return a, b, X.diagonal().clone()\n",
@@ -279,6 +288,15 @@ class DefensiveMaterialization(Rule):
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
     )
     invalid = (
+        Invalid(  # a copy only read, unpacked from a tuple; one stored into state its class makes an array
+            "import numpy as np\nimport torch\ndef cg(b, n):\n    x = torch.zeros_like(b)\n"
+            "    r, p = b.clone(), b.clone()\n    for _ in range(n):\n        x += p\n        r -= x\n"
+            "        p = r + p\n    return x\nclass Buffer:\n    values: np.ndarray\n    def reset(self):\n"
+            "        self.means = torch.zeros(4)\n    def add(self, value, k):\n"
+            "        self.values[self.pos] = value.clone().cpu().numpy().flatten()\n"
+            "        self.means[k] = value.sum().clone()\n",
+            ((5, 23), (16, 33), (17, 25)),
+        ),
         Invalid(  # a copy of an input handed only to methods of the same class that read it
             "import torch\nclass Attack:\n    def forward(self, images, labels):\n"
             "        labels = labels.clone().detach()\n        for i in range(len(images)):\n"
@@ -663,6 +681,9 @@ class DefensiveMaterialization(Rule):
                     continue
                 return Fate.NEEDED if self._argument_needs(call, parent, method) else Fate.READ  # type: ignore[arg-type]
             elif kind is cst.Assign or kind is cst.AnnAssign:
+                unpacked = _unpacked_target(parent, value, ancestors[index + 2 : index + 3])  # type: ignore[arg-type]
+                if unpacked is not None:  # ``r, p = b.clone(), b.clone()``: each copy has its own name
+                    return self._names_fate([unpacked], parent, method)
                 return self._binding_fate(parent, method)  # type: ignore[arg-type]
             elif kind is cst.For and parent.iter is value:  # type: ignore[attr-defined]
                 targets = [n.value for n in walk(parent.target) if isinstance(n, cst.Name)]  # type: ignore[attr-defined]
@@ -689,7 +710,7 @@ class DefensiveMaterialization(Rule):
         (``torch.view_as_complex``, a compiled extension, softmax, a convolution's weight)."""
         if arg.keyword is not None and arg.keyword.value == "out":
             return True
-        if method_name(call) in writes.KEEPING_METHODS:
+        if writes.keeps_argument(method_name(call), arg):
             return True
         if any(
             a.keyword is not None and a.keyword.value == "inplace" and not is_literal(a.value, "False")
@@ -749,6 +770,24 @@ def _under_contiguity_keepers(value: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(value, cst.Call) and method_name(value) in _KEEP_CONTIGUITY:
         value = value.func.value  # type: ignore[attr-defined]
     return value
+
+
+def _unpacked_target(
+    statement: cst.Assign | cst.AnnAssign, value: cst.CSTNode, inner: list[cst.CSTNode]
+) -> str | None:
+    """The name ``a, b = x, y`` binds to the element ``inner`` of the display ``value`` it unpacks,
+    when the target is a plain tuple of names as long as the display."""
+    if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and statement.value is value):
+        return None
+    target = statement.targets[0].target
+    if not (isinstance(value, cst.Tuple | cst.List) and isinstance(target, cst.Tuple | cst.List) and inner):
+        return None
+    elements, names = value.elements, target.elements
+    if len(elements) != len(names) or any(isinstance(e, cst.StarredElement) for e in (*elements, *names)):
+        return None
+    position = next((i for i, element in enumerate(elements) if element is inner[0]), None)
+    name = names[position].value if position is not None else None
+    return name.value if isinstance(name, cst.Name) else None
 
 
 def _viewed_name(value: cst.BaseExpression | None) -> str | None:

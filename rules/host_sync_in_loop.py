@@ -99,7 +99,9 @@ class HostSyncInLoop(Rule):
         "a `while` test on values the body recomputes, "
         "`changed = bool(...)` under `while changed:`, an `if` with a way out of the loop on a convergence "
         "test, or a scalar read into a name such a test reads through assignments, `error = ....item()` "
-        "then `if error < tol: break`), since that value does not exist before the loop and cannot be "
+        "then `if error < tol: break`, or a count the stop test reads brought up to date, `remaining -= "
+        "int(ok.sum())` under `while remaining > 0:`), since that value does not exist before the loop "
+        "and cannot be "
         "read once outside it (a test on the loop target alone, `if torch.any(p < 0): break`, is still "
         "flagged, and so is a `.tolist()` of the pass's data that also feeds a stop test); other "
         "torch calls (`torch.distributed.get_rank()`), which return Python values. Files "
@@ -110,6 +112,9 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        "import torch\ndef sample(prior, n):\n    remaining, out = n, []\n    while remaining > 0:\n"
+        "        x = prior.sample((remaining,))\n        ok = prior.support.check(x)\n        out.append(x[ok])\n"
+        "        remaining -= int(ok.sum().item())\n    return out\n",
         "import torch\ntotal = x.sum().item()\n",
         # an isinstance test narrows a comprehension's own target
         "import numpy as np\nimport torch\ndef f(pairs):\n"
@@ -243,6 +248,12 @@ class HostSyncInLoop(Rule):
         "        else:\n            return value\n",
     )
     invalid = (
+        Invalid(  # a running total that no stop test reads, and a count bumped beside the one it reads
+            "import torch\ndef f(xs, total):\n    seen = 0\n    for x in xs:\n"
+            "        seen += int(x.sum().item())\n"
+            "    while total > 0:\n        total -= 1\n        seen += x.sum().item()\n    return seen\n",
+            ((5, 21), (8, 17)),
+        ),
         Invalid(  # a lambda the loop body applies at once
             "import torch\ndef sample(pairs):\n    out = []\n    for sigma, gamma in pairs:\n"
             "        s, g = map(lambda t: t.item(), (sigma, gamma))\n"
@@ -473,6 +484,13 @@ class HostSyncInLoop(Rule):
                     isinstance(loop, cst.For | cst.While)
                     and loop_state(self.ctx, loop).feeds_stop(targets)
                     and loop_state(self.ctx, loop).depends_on_carried(node.value)
+                )
+            if isinstance(node, cst.AugAssign) and child is node.value and scalar:
+                # ``remaining -= int(accepted.sum())`` under ``while remaining > 0``: the count the
+                # loop carries, and which its stop test reads, is brought up to date
+                loop = in_loop(self.ctx)
+                return isinstance(loop, cst.For | cst.While) and loop_state(self.ctx, loop).feeds_stop(
+                    read_names(node.target)
                 )
             if isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
                 return False

@@ -44,9 +44,11 @@ class LoopInvariantTensor(Rule):
         "that is kept or stored, in a list (`out.append(torch.zeros(n))`, `extend`, `insert`, `out += "
         "[...]`), a dict or key-value store (`out[k] = ...`, `out.update({k: ...})`, `td.set(k, ...)`), or "
         "a module's state (`self.table = ...`, `setattr(self, name, ...)`, `register_buffer`, a metric's "
-        "`add_state`), directly, by a function of the same file that keeps its parameter there, or inside "
+        "`add_state`, a setter such as `image.set_embedding(name, ...)`; `x.set_(...)` is in-place), "
+        "directly, by a function of the same file that keeps its parameter there, or inside "
         "an object built on it that is itself stored so (`replies.append(TensorDict({'ok': "
-        "torch.tensor(True)}))`: an instance of a class outside torch and NumPy holds what it is given; "
+        "torch.tensor(True)}))`, or `block = [Coupling(mask)]` then "
+        "`layers += block`: an instance of a class outside torch and NumPy holds what it is given; "
         "bound to a name, as in `prior = Normal(torch.tensor(0.0), s)`, such an object is taken as a "
         "reader of the tensor and the constructor is flagged); one wrapped into a learnable parameter or buffer "
         "(`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not copy); and one bound "
@@ -70,17 +72,33 @@ class LoopInvariantTensor(Rule):
         "`range` or `enumerate` (`if i == 0:`), the key of `d.items()` or `d.keys()` (`if key == 'done':`), "
         "or the target over a literal of distinct constants (both arms of `if flag:` in "
         "`for flag in (False, True)`); in one arm of an `if`/`elif` chain that compares the loop's "
-        "target with two or more different strings (`for mode in self.modes: if mode == 'cls': ... elif "
+        "target (or one name of a tuple target, `for kind, w in zip(kinds, weights)`) with two or more "
+        "different strings (`for mode in self.modes: if mode == 'cls': ... elif "
         "mode == 'mean':`), a dispatch over a collection of names, each of which it holds once; in a loop "
         "of one pass at most (`for x in [v]:`, `zip([masks], images)`); or under lazy initialisation, "
         "`if acc is None:` whose block binds `acc` (a name or an attribute) to a value, when nothing else "
-        "in the loop binds it."
+        "in the loop binds it; on the last pass of `for i in range(n)` only (`if i >= n - 1:`, or the "
+        "`else` of `if i < n - 1:`, where a line search gives up)."
     ) + test_files(
         "tests rebuild the same small inputs and expected values for every case of a loop, so each case "
         "starts clean; nothing there is measured"
     )
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
+        # kept by a setter, or inside objects the loop stores
+        "import torch\ndef f(images, n):\n    for image in images:\n"
+        "        image.set_embedding('img', torch.zeros(n))\n",
+        "import torch\nfrom torch import tensor\ndef f(n, features):\n    layers = []\n    for _ in range(n):\n"
+        "        block = [Coupling(mask=tensor([1])), Permute(features)]\n        layers += block\n"
+        "    return layers\n",
+        # the last pass of a line search, and a dispatch over names zipped with weights
+        "import torch\ndef f(n, step):\n    for i in range(n):\n        if ok(step):\n            break\n"
+        "        if i < n - 1:\n            step = step * 0.5\n        else:\n"
+        "            step = torch.tensor([0.0])\n"
+        "    return step\n",
+        "import torch\ndef f(self, delta):\n    loss = 0.0\n    for kind, w in zip(self.kinds, self.weights):\n"
+        "        if kind == 'sigmoid':\n            per = delta\n        elif kind == 'exo':\n"
+        "            per = delta * torch.tensor(self.eps)\n        loss = loss + w * per\n    return loss\n",
         "import torch\nfor i in range(4):\n    t = torch.full((2,), i)\n",
         # a dispatch on the name of each pass (each arm picks one name), and loops of one pass at most
         "import torch\ndef pool(self, x, n):\n    out = []\n    for mode in self.modes:\n"
@@ -159,6 +177,15 @@ class LoopInvariantTensor(Rule):
         "        check(probe)\n",
     )
     invalid = (
+        Invalid(  # an in-place setter, a stored reading, a pass that is not the last, a single comparison
+            "import torch\ndef f(images, n, out, m):\n    for image in images:\n"
+            "        image.set_(torch.zeros(n))\n"
+            "        prior = Normal(torch.tensor(0.0), 1.0)\n        out.append(prior.sample())\n"
+            "    for i in range(m):\n        if i < m - 2:\n            pass\n        else:\n"
+            "            out.append(torch.zeros(3).sum() * m)\n    for kind, w in zip(images, out):\n"
+            "        if kind == 'a':\n            out.append(torch.ones(2).sum() * w)\n",
+            ((4, 20), (5, 24), (11, 24), (14, 24)),
+        ),
         Invalid("import torch\nfor v in volumes:\n    scale = torch.tensor([0.5, 2.0])\n", ((3, 13),)),
         Invalid(  # one name tested, not a dispatch over names; and a zip of two collections
             "import torch\ndef f(tokens, pairs, n, out):\n    for tok in tokens:\n        if tok == '<pad>':\n"
@@ -243,13 +270,13 @@ class LoopInvariantTensor(Rule):
         changed = writes.of(self.ctx, loop.body)
         if names & (self._bound_in(loop) | changed.mutated | changed.written):
             return
-        if runs_at_most_once(self.ctx.ancestors, loop) or self._is_fresh_buffer(changed):
+        if runs_at_most_once(self.ctx.ancestors, loop) or self._is_fresh_buffer(changed, loop.body):
             return
         if self._shares_existing(node, callee):
             return
         self.report(node, callee=callee)
 
-    def _is_fresh_buffer(self, changed: writes.Writes) -> bool:
+    def _is_fresh_buffer(self, changed: writes.Writes, loop_body: cst.BaseSuite) -> bool:
         """Whether the new tensor is meant to be new each time: filled in place on the spot
         (``torch.empty(1).uniform_()``), kept (``out.append(torch.zeros(n))``, ``table[k] = ...``,
         ``table.update({k: ...})``, ``store.set(k, ...)``, ``setattr(self, name, ...)``, ``items += [...]``, a
@@ -292,7 +319,11 @@ class LoopInvariantTensor(Rule):
                 return parent.value is value and isinstance(value, _DISPLAYS)  # ``items += [torch.zeros(n)]``
             elif isinstance(parent, cst.Assign | cst.AnnAssign):
                 if in_object and any(isinstance(t, cst.Name) for t in _targets(parent)):
-                    return False  # ``prior = Normal(torch.tensor(0.0), s)``, then read: the object is a reader
+                    # ``prior = Normal(torch.tensor(0.0), s)``, then read: the object is a reader; a name
+                    # the loop then stores (``block = [Coupling(mask)]``, ``layers += block``) keeps it
+                    return any(
+                        _stored_directly(t.value, loop_body) for t in _targets(parent) if isinstance(t, cst.Name)
+                    )
                 return self._binding_keeps(parent, changed)
             else:
                 return False
@@ -302,7 +333,7 @@ class LoopInvariantTensor(Rule):
         """``KEPT`` when ``call`` keeps the argument ``arg`` (a container method, ``setattr``, a learnable
         parameter's wrapper, a function of this file that keeps its parameter), ``RETURNED`` when a
         function of this file returns it, else None."""
-        if method_name(call) in writes.KEEPING_METHODS or self.ctx.qualname(call.func) in _PARAMETERS:
+        if writes.keeps_argument(method_name(call), arg) or self.ctx.qualname(call.func) in _PARAMETERS:
             return writes.KEPT
         func = call.func
         if isinstance(func, cst.Name) and func.value == "setattr" and self.ctx.qualname(func) is None:
@@ -360,6 +391,30 @@ class LoopInvariantTensor(Rule):
             roots = [loop.body] + ([loop.target] if isinstance(loop, cst.For) else [])
             self._bound[key] = frozenset(name for root in roots for name in bound_names(root))
         return self._bound[key]
+
+
+def _stored_directly(name: str, body: cst.CSTNode) -> bool:
+    """Whether ``body`` stores the value of ``name`` itself (not something computed from it): adds it
+    to a container (``layers += block``, ``out.append(block)``, a setter) or binds it to an attribute
+    or an item (``self.head = block``)."""
+    for node in walk(body):
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+            value = node.value
+        elif isinstance(node, cst.Call):
+            method = method_name(node)
+            if any(
+                isinstance(arg.value, cst.Name) and arg.value.value == name and writes.keeps_argument(method, arg)
+                for arg in node.args
+            ):
+                return True
+            continue
+        elif isinstance(node, cst.Assign) and not all(isinstance(t.target, cst.Name) for t in node.targets):
+            value = node.value
+        else:
+            continue
+        if isinstance(value, cst.Name) and value.value == name:
+            return True
+    return False
 
 
 def _targets(statement: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:

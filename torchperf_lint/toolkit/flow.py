@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from torchperf_lint.toolkit.matching import is_literal, source_of
+from torchperf_lint.toolkit.matching import int_value, is_literal, source_of
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
 
@@ -126,8 +126,11 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
                 if _dispatches_on_name(ancestors[: index - 1], owner, loop):
                     return True
             if isinstance(owner, cst.Else) and isinstance(ancestors[index - 2], cst.If):
-                if _picks_one_pass(ancestors[index - 2].test, loop, negated=True):
+                test = ancestors[index - 2].test
+                if _picks_one_pass(test, loop, negated=True) or _last_pass(test, loop, negated=True):
                     return True
+            if isinstance(owner, cst.If) and node is owner.body and _last_pass(owner.test, loop):
+                return True
     return False
 
 
@@ -168,6 +171,40 @@ def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode, negated: bool =
     return name not in changed and (other is None or not (read_names(other) & (changed | {name})))
 
 
+def _last_pass(test: cst.BaseExpression, loop: cst.CSTNode, negated: bool = False) -> bool:
+    """Whether ``test`` (or, with ``negated``, its failing) holds on the last pass of ``for i in
+    range(n)`` only: ``i >= n - 1``, or the ``else`` of ``i < n - 1`` (a line search that gives up
+    on its last step), with ``n`` and ``i`` unchanged by the body."""
+    if not (isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and isinstance(loop.iter, cst.Call)):
+        return False
+    args = loop.iter.args
+    if (
+        dotted(loop.iter.func) != "range"
+        or not 1 <= len(args) <= 2
+        or any(arg.keyword or arg.star for arg in args)
+    ):
+        return False
+    if len(args) == 2 and int_value(args[0].value) != 0:
+        return False
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    operator, bound = test.comparisons[0].operator, test.comparisons[0].comparator
+    wanted = cst.LessThan if negated else cst.GreaterThanEqual
+    if not (
+        isinstance(test.left, cst.Name) and test.left.value == loop.target.value and isinstance(operator, wanted)
+    ):
+        return False
+    end = args[-1].value
+    last = (
+        isinstance(bound, cst.BinaryOperation)
+        and isinstance(bound.operator, cst.Subtract)
+        and int_value(bound.right) == 1
+        and bound.left.deep_equals(end)
+    )
+    changed = bound_names(loop.body)
+    return last and not (read_names(end) & changed) and loop.target.value not in changed
+
+
 def _one_pass_at_most(loop: cst.CSTNode) -> bool:
     """``for x in [value]:`` or ``for a, b in zip([masks], images, ...)``: the loop's iterable is a
     literal of at most one element, or ``zip`` stops at one, so the body runs once at most."""
@@ -192,9 +229,8 @@ def _dispatches_on_name(above: Sequence[cst.CSTNode], branch: cst.If, loop: cst.
     that compares the loop's target with two or more different strings picks the pass whose item is
     that name. A collection of names (modes, keys, options) holds each once, so the arm runs once.
     ``above`` are the ancestors of ``branch``, outermost first."""
-    if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name):
+    if not isinstance(loop, cst.For):
         return False
-    target = loop.target.value
     head, depth = branch, len(above) - 1
     while depth >= 0 and isinstance(above[depth], cst.If) and above[depth].orelse is head:  # type: ignore[union-attr]
         head, depth = above[depth], depth - 1  # type: ignore[assignment]
@@ -203,10 +239,22 @@ def _dispatches_on_name(above: Sequence[cst.CSTNode], branch: cst.If, loop: cst.
     while isinstance(current, cst.If):
         chain.append(current)
         current = current.orelse
-    names = [_compared_name(arm.test, target) for arm in chain]
-    texts = [name for name in names if name is not None]
-    mine = _compared_name(branch.test, target)
-    return mine is not None and len(texts) >= 2 and len(texts) == len(set(texts))
+    for target in _target_names(loop.target):
+        names = [_compared_name(arm.test, target) for arm in chain]
+        texts = [name for name in names if name is not None]
+        mine = _compared_name(branch.test, target)
+        if mine is not None and len(texts) >= 2 and len(texts) == len(set(texts)):
+            return True
+    return False
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    """The names a loop binds: ``mode``, or each plain name of ``kind, weight`` (``zip(kinds, weights)``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [element.value.value for element in target.elements if isinstance(element.value, cst.Name)]
+    return []
 
 
 def _compared_name(test: cst.BaseExpression, target: str) -> str | None:

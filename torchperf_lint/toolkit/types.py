@@ -335,6 +335,14 @@ def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+#: Methods that give back an array or tensor of the same kind, moved, cast or reshaped (``.mean()``
+#: of an array without an axis gives a scalar, so reductions are left out).
+_SHAPE_AND_DTYPE_METHODS = frozenset(
+    "to cpu float double half int long bool contiguous clone detach type astype copy reshape view permute "
+    "transpose squeeze unsqueeze flatten".split()
+)
+
+
 class _Evaluator:
     """Kinds of expressions, given the facts of the scope they are read in."""
 
@@ -386,8 +394,11 @@ class _Evaluator:
         return (VALUES, value) if value is not None else None
 
     def _attribute(self, node: cst.Attribute) -> Kind:
-        """``t.T`` is a tensor; ``df.loc`` a pandas indexer, ``df.values`` its array."""
+        """``t.T`` is a tensor; ``df.loc`` a pandas indexer, ``df.values`` its array; ``self.means``
+        what its class annotates it as or always makes it."""
         name = node.attr.value
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            return self._state_kind(name)
         if name in _VALUE_ATTRIBUTES:
             return self.kind(node.value)
         if name in _PANDAS_ATTRIBUTES:
@@ -395,6 +406,61 @@ class _Evaluator:
         if name == "values" and self.kind(node.value) == FRAME:
             return ARRAY
         return None
+
+    def _state_kind(self, name: str) -> Kind:
+        """The kind of ``self.name`` in the class around the visited node: its class-level annotation
+        (``values: np.ndarray``), or the one kind every ``self.name = ...`` of its methods makes by a
+        torch or NumPy call (``self.means = torch.zeros(n, d).to(device)``)."""
+        owner = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), None)
+        if owner is None:
+            return None
+        key = ("state-kinds", id(owner))
+        found = self.ctx.facts.get(key)
+        if found is None:
+            found = self.ctx.facts[key] = self._state_kinds(owner)
+        return found.get(name)  # type: ignore[union-attr]
+
+    def _state_kinds(self, owner: cst.ClassDef) -> dict[str, Kind]:
+        declared: dict[str, Kind] = {}
+        for statement in owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ():
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    declared[small.target.value] = annotation_kind(self.ctx, small.annotation.annotation)
+        made: dict[str, set[Kind]] = {}
+        for node in walk(owner.body):
+            if isinstance(node, cst.Assign):
+                targets, value = [t.target for t in node.targets], node.value
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                targets, value = [node.target], node.value
+            else:
+                continue
+            for target in targets:
+                if (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == "self"
+                ):
+                    made.setdefault(target.attr.value, set()).add(self._made_by_library(value))
+        for name, kinds in made.items():
+            if name not in declared and len(kinds) == 1:
+                declared[name] = kinds.pop()
+        return declared
+
+    def _made_by_library(self, value: cst.BaseExpression) -> Kind:
+        """The kind a torch or NumPy call makes, moved, cast or reshaped (``torch.zeros(n).to(d)``);
+        None for anything else, whose names belong to another method's scope."""
+        root = value
+        while (
+            isinstance(root, cst.Call)
+            and isinstance(root.func, cst.Attribute)
+            and isinstance(root.func.value, cst.Call)
+            and root.func.attr.value in _SHAPE_AND_DTYPE_METHODS
+        ):
+            root = root.func.value
+        callee = self.ctx.qualname(root.func) if isinstance(root, cst.Call) else None
+        if not callee or not callee.startswith(("torch.", "numpy.")):
+            return None
+        return self._call(value) if isinstance(value, cst.Call) else None
 
     def _sequence(self, node: cst.Tuple | cst.List) -> Kind:
         """A literal tuple holds its items' kinds; a literal list items of one kind."""

@@ -61,6 +61,23 @@ KEEPING_METHODS = frozenset(
         "add_state",  # a metric's state (torchmetrics' ``Metric.add_state``) keeps its default tensor
     }
 )
+#: How a method that stores its argument on its object is named (``image.set_embedding(name, t)``,
+#: ``layer.register_mask(m)``); a trailing underscore marks a tensor's in-place method instead (``set_``).
+_SETTER_PREFIXES = ("set_", "register_")
+
+
+def keeps_argument(method: str | None, arg: cst.Arg | None = None) -> bool:
+    """Whether a method of this name keeps what it is given: a container's (``append``, ``update``), or
+    a setter's positional argument (``set_embedding(name, t)``; a keyword such as
+    ``set_timesteps(sigmas=s)`` configures it rather than storing the value)."""
+    if method is None:
+        return False
+    if method in KEEPING_METHODS:
+        return True
+    setter = method.startswith(_SETTER_PREFIXES) and not method.endswith("_")
+    return setter and (arg is None or (arg.keyword is None and not arg.star))
+
+
 #: Container methods that change the container a name holds.
 MUTATING_METHODS = KEEPING_METHODS | frozenset({"pop", "remove", "clear", "sort", "reverse"})
 #: Tensor methods whose result shares the receiver's memory (views, and methods that may return the
@@ -627,8 +644,8 @@ class _Collector:
                 self._event(self.shared(receiver), MUTATED)
             elif isinstance(receiver, cst.Name) and needs_contiguous(ctx, call, None):
                 self._event({receiver.value}, VIEWED)
-            if method in KEEPING_METHODS:
-                for arg in call.args:
+            for arg in call.args:
+                if keeps_argument(method, arg):
                     self._event(self.shared(arg.value), KEPT)
         for arg in call.args:
             keyword = arg.keyword.value if arg.keyword is not None else None
