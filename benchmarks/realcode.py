@@ -186,16 +186,26 @@ PACKAGES = {
     "stable_baselines3": Package("2.9.2", "train", ("stable_baselines3",)),
     "tianshou": Package("2.0.1", "train", ("tianshou",)),
     "trl": Package("1.16.0", "train", ("trl",)),
-    "pykeen": Package("1.11.1", "test", ("pykeen",)),
-    "pytorch_pfn_extras": Package("0.9.0", "test", ("pytorch_pfn_extras",)),
-    "pyannote_audio": Package("4.0.7", "test", ("pyannote",)),
-    "torchdistill": Package("1.1.5", "test", ("torchdistill",)),
-    "yolov5": Package("7.0.14", "test", ("yolov5",)),
-    "torchtext": Package("0.18.0", "test", ("torchtext",)),
-    "pytorch_widedeep": Package("1.7.0", "test", ("pytorch_widedeep",)),
-    "torchrec": Package("1.9.2", "test", ("torchrec",)),
-    "mmdet": Package("3.3.0", "test", ("mmdet",)),
-    "gluonts": Package("0.17.0", "test", ("gluonts",)),
+    "pykeen": Package("1.11.1", "train", ("pykeen",)),
+    "pytorch_pfn_extras": Package("0.9.0", "train", ("pytorch_pfn_extras",)),
+    "pyannote_audio": Package("4.0.7", "train", ("pyannote",)),
+    "torchdistill": Package("1.1.5", "train", ("torchdistill",)),
+    "yolov5": Package("7.0.14", "train", ("yolov5",)),
+    "torchtext": Package("0.18.0", "train", ("torchtext",)),
+    "pytorch_widedeep": Package("1.7.0", "train", ("pytorch_widedeep",)),
+    "torchrec": Package("1.9.2", "train", ("torchrec",)),
+    "mmdet": Package("3.3.0", "train", ("mmdet",)),
+    "gluonts": Package("0.17.0", "train", ("gluonts",)),
+    "bitsandbytes": Package("0.50.2", "test", ("bitsandbytes",)),
+    "mmpretrain": Package("1.2.0", "test", ("mmpretrain",)),
+    "mmsegmentation": Package("1.2.2", "test", ("mmseg",)),
+    "neuralprophet": Package("0.9.0", "test", ("neuralprophet",)),
+    "pykan": Package("0.2.8", "test", ("kan",)),
+    "pytorch_ood": Package("0.4.0", "test", ("pytorch_ood",)),
+    "pytorch_optimizer": Package("4.1.0", "test", ("pytorch_optimizer",)),
+    "torch_pruning": Package("1.6.1", "test", ("torch_pruning",)),
+    "torch_uncertainty": Package("0.13.0", "test", ("torch_uncertainty",)),
+    "torchcfm": Package("1.0.7", "test", ("torchcfm",)),
 }
 SPLITS = ("train", "test")
 LABELS = {"train": HERE / "realcode" / "labels.tsv", "test": HERE / "realcode" / "labels-test.tsv"}
@@ -326,9 +336,11 @@ def score(findings: list[Finding], labels: list[Label]) -> tuple[dict[str, Count
     labelled: set[Finding] = set()
     lost: list[Label] = []
     # A label claims the finding still on its own line first, so a label whose finding is gone cannot
-    # take, by drift, the finding another label sits on.
+    # take, by drift, the finding another label sits on; longer snippets claim first, so that of two
+    # findings on a line (``a.clone(), a.clone()``) the one whose code only the longer snippet starts
+    # goes to that label.
     in_place: dict[int, Finding] = {}
-    for number, label in enumerate(labels):
+    for number, label in sorted(enumerate(labels), key=lambda item: -len(item[1].snippet)):
         hit = match(label, by_key, labelled, drift=0) if label.verdict != "MISS" else None
         if hit is not None:
             in_place[number] = hit
