@@ -97,7 +97,9 @@ class DeviceRoute(Rule):
         "`and` chain) whose branch "
         'does more than fall back to the CPU, and `== "cpu"` tests whose `else` or `elif` does (an `elif` '
         "that names a device is reported itself), in `if` statements and conditional expressions alike; the "
-        "`is_cuda`/`is_mps`/`is_xpu` flags; any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
+        "`is_cuda`/`is_mps`/`is_xpu` flags; a device type tested by its prefix "
+        "(`device.type.startswith('cuda')`); a device given as the default of a lookup "
+        "(`options.pop('device_type', 'cuda')`); any use of `torch.cuda`, `torch.mps`, `torch.xpu` and "
         "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` and "
         "`a.is_cuda != b.is_cuda` are each reported once, and so is "
         "`'cuda' if torch.cuda.is_available() else 'cpu'` wherever it goes (bound to a name, in "
@@ -121,10 +123,12 @@ class DeviceRoute(Rule):
         "(`@delegates(GradScaler)` borrows its signature once, when the function is defined); "
         "a test whose branch only raises, "
         "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
-        "`assert` (it refuses a device: the route stays on the CPU); an `if` without `else` whose block "
-        "only fills in a description of the machine, returning or storing prose, `None` or a hardware "
+        "`assert` (it refuses a device: the route stays on the CPU); an `if` whose block, and `else` if "
+        "any, only fills in a description of the machine, returning or storing prose, `None` or a hardware "
         "description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
-        "`info[k] = 'No CUDA'`); "
+        "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`); a query bound "
+        "to a name the file never reads (`use_cuda = torch.cuda.is_available()` left behind); an arm "
+        "that only reads which device it is (`'cpu' if device.type == 'cpu' else device.index`, a key); "
         "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
         "`f' (GPU {i})' if p.is_cuda else ''` (arms that are bare words, `'nccl' if x.is_cuda else 'gloo'`, "
         "can name a backend and are still flagged). "
@@ -146,6 +150,12 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        # a query left unread, the generator's state or None, and a device's index as a key
+        "import torch\nuse_cuda = torch.cuda.is_available()\n",
+        "import torch\ndef state():\n    if torch.cuda.is_available():\n        s = torch.cuda.get_rng_state()\n"
+        "    else:\n        s = None\n    return s\n",
+        "import torch\ndef index(data):\n    device = data.device\n"
+        "    return 'cpu' if device.type == 'cpu' else device.index\n",
         "import torch\ndef env(cuda, mps):\n    accelerator = 'N/A'\n    if cuda:\n        accelerator = 'CUDA'\n"
         "    elif mps:\n        accelerator = 'MPS'\n    return {'Accelerator': accelerator}\n",
         "import torch\ndef f(accelerator, x):\n    if accelerator.is_main_process:\n        log(x)\n"
@@ -231,6 +241,21 @@ class DeviceRoute(Rule):
         "        raise ValueError('CPU tensors only')\n",
     )
     invalid = (
+        Invalid(  # a device given as the default of a lookup, and a device type tested by its prefix
+            "import torch\nclass A:\n    def __init__(self, options):\n"
+            "        self.kind = options.pop('device_type', 'cuda')\n"
+            "def wrap(model, device):\n    if device.type.startswith('cuda'):\n        model = fuse(model)\n"
+            "    return model\n",
+            ((4, 48), (6, 8)),
+        ),
+        Invalid(  # an else that moves work, an arm that computes, a query that is read
+            "import torch\ndef f(data):\n    if torch.cuda.is_available():\n"
+            "        st = torch.cuda.get_rng_state()\n"
+            "    else:\n        st = data.cuda()\n    device = data.device\n"
+            "    return st, ('cpu' if device.type == 'cpu' else fused(data))\n"
+            "gpus = torch.cuda.device_count()\nprint(gpus)\n",
+            ((3, 8), (6, 14), (8, 26), (9, 8)),
+        ),
         Invalid(  # an accelerator type picked once, then compared with a device later
             "import torch\nclass Offload:\n    def __init__(self, npu):\n"
             "        self.accelerator_type = 'npu' if npu else 'cuda'\n"
@@ -238,7 +263,7 @@ class DeviceRoute(Rule):
             "        return x\n",
             ((4, 33), (6, 12)),
         ),
-        Invalid(  # a decorator that is itself a device API, or whose argument queries the device
+        Invalid(  # a decorator that is itself a device API, or whose argument queries the device (a CUDA test)
             "import torch, pytest\n@torch.cuda.amp.custom_fwd(cast_inputs=torch.float16)\ndef f(x):\n"
             "    return x\n@pytest.mark.skipif(not torch.cuda.is_available(), reason='gpu')\ndef test_f():\n"
             "    pass\n@torch.cuda.amp.autocast\ndef g(x):\n    return x\n",
@@ -312,7 +337,7 @@ class DeviceRoute(Rule):
         Invalid("import torch as T\nd = T.device('cuda', 0)\n", ((2, 5),)),
         Invalid("import torch\nif torch.cuda.is_available():\n    pass\n", ((2, 4),)),
         Invalid("import torch\nif x.is_cuda:\n    pass\n", ((2, 4),)),
-        Invalid("from torch.backends import mps\nok = mps.is_available()\n", ((2, 6),)),
+        Invalid("from torch.backends import mps\nok = mps.is_available()\nrun(ok)\n", ((2, 6),)),
         Invalid(
             "import torch\nif x.device.type == 'cuda':\n    pass\nif x.device.type != 'mps':\n    pass\n"
             "ok = x.device.type in ('cuda', 'mps')\n",
@@ -500,12 +525,34 @@ class DeviceRoute(Rule):
         if qualname is not None:
             return
         method = method_name(node)
+        if (
+            method in ("get", "pop", "setdefault")
+            and len(args) == 2
+            and string_value(args[0].value) in _DEVICE_KEYWORDS
+        ):
+            default = args[1].value  # ``options.pop("device_type", "cuda")``: the device when none is given
+            if _names_non_cpu_literal(default):
+                self._report_value(
+                    default, default, f"{method}({_shown(args[0].value)}, {_shown(default)})", _NAMES
+                )
+        elif method == "startswith" and args and _names_non_cpu(args[0].value):
+            if self._is_device_type(node.func.value) and not self._queries_elsewhere():  # type: ignore[attr-defined]
+                self._report(node, source_of(node), _TESTS)
         if method in _DEVICE_METHODS:
             self._report(node, f".{method}()", _MOVES, fix=_drop_device_call(ctx, node))
         elif method == "to":
             for arg in positional(node):
                 if _names_non_cpu_literal(arg.value):
                     self._report_value(arg, arg.value, f".to({_shown(arg.value)})", _MOVES)
+
+    def _queries_elsewhere(self) -> bool:
+        """The condition around the visited node also names a device module
+        (``device.startswith("cuda") and torch.cuda.is_available()``), whose finding is the condition's."""
+        condition = _condition_of(self.ctx.ancestors)
+        return condition is not None and any(
+            isinstance(found, cst.Attribute) and is_torch_name(self.ctx.qualname(found), *_DEVICE_MODULES)
+            for found in walk(condition)
+        )
 
     def visit_Param(self, node: cst.Param) -> None:
         """``def f(x, device="cuda")``: the route callers get unless they pass another device."""
@@ -605,7 +652,7 @@ class DeviceRoute(Rule):
             return
         if is_torch_name(qualname, *_DEVICE_MODULES):
             member = (qualname or "").rpartition(".")[2]
-            shown = member in _SHOWN_QUERIES and _only_shown(ctx.ancestors)
+            shown = member in _SHOWN_QUERIES and (_only_shown(ctx.ancestors) or _bound_unread(ctx))
             if (member in _INTROSPECTION or shown) and not _in_test(ctx.ancestors):
                 return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
@@ -620,7 +667,7 @@ class DeviceRoute(Rule):
         if not is_torch_name(qualname, *_DEVICE_MODULES) or not is_reference(self.ctx, node):
             return
         member = (qualname or "").rpartition(".")[2]
-        shown = member in _SHOWN_QUERIES and _only_shown(self.ctx.ancestors)
+        shown = member in _SHOWN_QUERIES and (_only_shown(self.ctx.ancestors) or _bound_unread(self.ctx))
         if not ((member in _INTROSPECTION or shown) and not _in_test(self.ctx.ancestors)):
             self._report(node, qualname or "", _USES)
 
@@ -723,6 +770,10 @@ def _picks_non_cpu_arm(node: cst.Comparison, choice: cst.IfExp) -> bool:
 
 
 def _moves_to_cpu(arm: cst.BaseExpression) -> bool:
+    """``x.cpu()``, or only a reading of which device it is (``device.index``, ``device.type``, a key
+    naming where a value came from): neither runs anything on another device."""
+    if isinstance(arm, cst.Attribute) and arm.attr.value in ("index", "type"):
+        return True
     return isinstance(arm, cst.Call) and isinstance(arm.func, cst.Attribute) and arm.func.attr.value == "cpu"
 
 
@@ -841,6 +892,22 @@ def _decorator_argument(ancestors: list[cst.CSTNode]) -> bool:
     return False
 
 
+def _bound_unread(ctx) -> bool:
+    """The visited query is the whole value of ``name = ...`` and the file never reads ``name``
+    (``use_cuda = torch.cuda.is_available()`` left behind): it picks nothing."""
+    ancestors = ctx.ancestors
+    for index in range(len(ancestors) - 2, -1, -1):
+        node = ancestors[index]
+        if isinstance(node, cst.Assign):
+            names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+            return len(names) == len(node.targets) and all(
+                len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", ctx.text)) == 1 for name in names
+            )
+        if not isinstance(node, cst.Call | cst.Attribute | cst.Name):
+            return False
+    return False
+
+
 def _in_test(ancestors: list[cst.CSTNode]) -> bool:
     """Whether the visited node is part of the test of an ``if``, ``while``, conditional expression or
     ``assert`` (a read there chooses what runs)."""
@@ -876,13 +943,18 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
 
 
 def _guards_only_a_description(ctx) -> bool:
-    """The visited node is in the test of an ``if`` (without ``else``) whose block only fills in a
+    """The visited node is in the test of an ``if`` whose block (and ``else``, if any) only fills in a
     description of the machine: ``if torch.cuda.is_available(): return torch.cuda.get_device_name()``
-    in an environment report, or ``fields[k] = "No CUDA"``. Nothing there runs on a device."""
+    in an environment report, ``fields[k] = "No CUDA"``, or the CUDA generator's state else ``None``
+    for a checkpoint. Nothing there runs on a device."""
     child = ctx.ancestors[-1]
     for node in reversed(ctx.ancestors[:-1]):
         if isinstance(node, cst.If) and child is node.test:
-            return node.orelse is None and _only_describes(ctx, node.body)
+            orelse = node.orelse
+            other_describes = orelse is None or (
+                isinstance(orelse, cst.Else) and _only_describes(ctx, orelse.body)
+            )
+            return other_describes and _only_describes(ctx, node.body)
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node
