@@ -21,6 +21,7 @@ from torchperf_lint.toolkit.bookkeeping import (
     only_raises,
     only_registers_observers,
     only_reports,
+    only_returns_tested,
     only_tallies_parameters,
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
@@ -78,8 +79,11 @@ class GraphPreservingFallback(Rule):
         "value.requires_grad: msg += ' hint'` then `raise NotImplementedError(msg)`), which is validation; "
         "a branch that only registers gradient hooks that watch without changing the gradient (a hook "
         "returning nothing or its argument, or a lambda calling a warning or check such as `warn_if_nan`), "
+        "or that only asks torch to keep a gradient (`t.retain_grad()`), "
         "since torch refuses a hook on a tensor that does not require grad and neither pass changes (a "
-        "hook returning a new gradient is a backward route and is still flagged); in a custom "
+        "hook returning a new gradient is a backward route and is still flagged); a branch that only returns "
+        "the tensor it tested (`if t.requires_grad: return t`, a search for the first tensor that "
+        "records); in a custom "
         "`torch.autograd.Function`'s `forward`, a branch that only keeps values on the context for the "
         "backward (`ctx.opt = opt`, `ctx.save_for_backward(x)`), which computes the output the same way; "
         "a branch that only warns, logs or prints, only extends text a name holds (`text = "
@@ -112,6 +116,11 @@ class GraphPreservingFallback(Rule):
         "test that needs both calls the kernel under `torch.no_grad()` and without it"
     )
     valid = (
+        # keeping a gradient for someone to read, and finding the first tensor that records
+        "import torch\nclass P(torch.nn.Parameter):\n    def __init__(self, t):\n"
+        "        if t.requires_grad:\n            self.retain_grad()\n",
+        "import torch\ndef first_recording(outputs):\n    for data in outputs:\n"
+        "        if data.requires_grad:\n            return data\n    return None\n",
         # whether a model trains, read from one of its parameters by a helper: a local, ``next``, an index
         "import torch\ndef requires_grad(m):\n    ps = list(m.parameters())\n"
         "    return ps[0].requires_grad if len(ps) > 0 else False\n"
@@ -238,6 +247,11 @@ class GraphPreservingFallback(Rule):
         "    if w.numel() > 4:\n        return slow(x, w)\n    return fast(x, w)\n",
     )
     invalid = (
+        Invalid(  # a branch that returns something else than what it tested
+            "import torch\ndef f(outputs, x):\n    for data in outputs:\n"
+            "        if data.requires_grad:\n            return data * x\n    return x\n",
+            ((4, 12),),
+        ),
         Invalid(  # a helper's flag of a plain item, a loop over a plain local, a tensor collected
             "import torch\ndef _first(x):\n    ys = list(x)\n    return ys[0].requires_grad\n"
             "def f(x, rows):\n    if _first(x):\n        return x.detach()\n    allow = list(rows)\n"
@@ -480,6 +494,8 @@ class GraphPreservingFallback(Rule):
         if self.ctx.parent is not None and only_amends_a_raise(node, self.ctx.parent):
             return
         if node.orelse is None and only_keeps_for_backward(self.ctx, node.body):
+            return
+        if node.orelse is None and only_returns_tested(node.test, node.body):
             return
         self._check_test(node.test)
 

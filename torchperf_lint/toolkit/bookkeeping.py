@@ -262,7 +262,8 @@ def _tallies(statement: cst.BaseSmallStatement) -> bool:
 def only_registers_observers(ctx: FileContext, body: cst.BaseSuite) -> bool:
     """The block only registers gradient hooks that watch the gradient without changing it (a hook
     that returns nothing or its argument, or a lambda that calls a warning or check such as
-    ``warn_if_nan``), keeping or collecting the handle. Torch refuses a hook on a tensor that does
+    ``warn_if_nan``), keeping or collecting the handle, or asks torch to keep a gradient
+    (``t.retain_grad()``). Torch refuses a hook on a tensor that does
     not require grad, so the test around it guards that call, and neither the forward nor the
     backward computation changes. A hook that returns a new gradient is a backward route, still
     reported."""
@@ -272,6 +273,9 @@ def only_registers_observers(ctx: FileContext, body: cst.BaseSuite) -> bool:
 
 def _registers_observer(ctx: FileContext, statement: cst.BaseSmallStatement) -> bool:
     value = statement.value if isinstance(statement, cst.Expr | cst.Assign) else None
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and not value.args:
+        if value.func.attr.value == "retain_grad":  # keeps a non-leaf's gradient for someone to read
+            return True
     if (  # ``handles.append(t.register_hook(fn))``
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
@@ -314,6 +318,20 @@ def _returns_its_argument(function: cst.FunctionDef) -> bool:
         node.value is None or (isinstance(node.value, cst.Name) and node.value.value in (first, "None"))
         for node in walk(function.body, into_functions=False)
         if isinstance(node, cst.Return)
+    )
+
+
+def only_returns_tested(test: cst.BaseExpression, body: cst.BaseSuite) -> bool:
+    """``if t.requires_grad: return t``: a search for the first tensor that records (to hang a hook
+    on it), which hands back what it tested unchanged and computes nothing either way."""
+    statements = _small_statements(body)
+    if not (isinstance(test, cst.Attribute) and test.attr.value == "requires_grad" and len(statements) == 1):
+        return False
+    (statement,) = statements
+    return (
+        isinstance(statement, cst.Return)
+        and statement.value is not None
+        and statement.value.deep_equals(test.value)
     )
 
 
