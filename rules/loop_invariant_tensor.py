@@ -37,14 +37,16 @@ class LoopInvariantTensor(Rule):
         "A call to a torch constructor (`tensor`, `as_tensor`, `from_numpy`, `arange`, `linspace`, "
         "`meshgrid`, `full`, `ones`, `zeros`, `empty`, `eye`, `F.affine_grid`) inside a `for` or `while` "
         "body is flagged when no name in its arguments is bound or changed inside the loop (targets, "
-        "assignments, `with ... as`, walrus, `items.append(...)` and other in-place changes) and its "
+        "assignments, `with ... as`, walrus, `items.append(...)` and other in-place changes; the object's "
+        "own `self.device` and `self.dtype` count as unchanged) and its "
         "arguments make no calls. Random draws (`torch.rand`, `torch.randn`, `torch.randint`...) are not "
         "constructors of the same values and are never flagged. Exempt, because the tensor is meant to "
         "be new each time: a buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`); one "
         "that is kept or stored, in a list (`out.append(torch.zeros(n))`, `extend`, `insert`, `out += "
         "[...]`), a dict or key-value store (`out[k] = ...`, `out.update({k: ...})`, `td.set(k, ...)`), or "
         "a module's state (`self.table = ...`, `setattr(self, name, ...)`, `register_buffer`, a metric's "
-        "`add_state`, a setter such as `image.set_embedding(name, ...)`; `x.set_(...)` is in-place), "
+        "`add_state` or a class's own `_add_state`, a setter such as `image.set_embedding(name, ...)`; "
+        "`x.set_(...)` is in-place; also repeated in a list, `out[k] = [torch.empty([])] * n`), "
         "directly, by a function of the same file that keeps its parameter there, or inside "
         "an object built on it that is itself stored so (`replies.append(TensorDict({'ok': "
         "torch.tensor(True)}))`, or `block = [Coupling(mask)]` then "
@@ -85,6 +87,15 @@ class LoopInvariantTensor(Rule):
     )
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
+        # a loop value's own device changes with the value
+        "import torch\ndef f(x, n, out):\n    for v in x:\n"
+        "        out.append(v[torch.as_tensor(n, device=v.device)])\n",
+        # a list of one tensor repeated, kept in a dict or on a module; a class's own state wrapper
+        "import torch\ndef f(tables, n, out, model):\n    for table in tables:\n"
+        "        out[table.name] = [torch.empty([])] * n\n    for m in model.modules():\n"
+        "        setattr(m, 'grid', [torch.zeros(1)] * m.nl)\n",
+        "import torch\nclass Metric:\n    def __init__(self, labels):\n        for label in labels:\n"
+        "            self._add_state(label, torch.zeros(1, dtype=torch.double))\n",
         # kept by a setter, or inside objects the loop stores
         "import torch\ndef f(images, n):\n    for image in images:\n"
         "        image.set_embedding('img', torch.zeros(n))\n",
@@ -177,6 +188,19 @@ class LoopInvariantTensor(Rule):
         "        check(probe)\n",
     )
     invalid = (
+        Invalid(  # a repeated list kept in a local, rebuilt on every pass
+            "import torch\ndef f(blocks, x, n):\n    for b in blocks:\n"
+            "        outs = [torch.tensor(0.0)] * n\n        outs[0] = outs[0] + b(x)\n        x = outs[0]\n"
+            "    return x\n",
+            ((4, 17),),
+        ),
+        Invalid(  # the object's device does not change while its methods run in the loop
+            "import torch\nclass Loss:\n    def __call__(self, preds, w, h):\n        total = 0\n"
+            "        for p in preds:\n"
+            "            total = total + self.bce(p * torch.tensor([w, h], device=self.device))\n"
+            "        return total\n",
+            ((6, 42),),
+        ),
         Invalid(  # an in-place setter, a stored reading, a pass that is not the last, a single comparison
             "import torch\ndef f(images, n, out, m):\n    for image in images:\n"
             "        image.set_(torch.zeros(n))\n"
@@ -266,7 +290,16 @@ class LoopInvariantTensor(Rule):
         used = [n for arg in node.args for n in walk(arg.value, into_functions=False)]
         if any(isinstance(n, cst.Call) for n in used):
             return
-        names = {n.value for n in used if isinstance(n, cst.Name)}
+        # ``device=self.device``: where an object puts its tensors does not change as a loop calls it
+        placement = {
+            id(n.value)
+            for n in used
+            if isinstance(n, cst.Attribute)
+            and n.attr.value in _PLACEMENT
+            and isinstance(n.value, cst.Name)
+            and n.value.value == "self"
+        }
+        names = {n.value for n in used if isinstance(n, cst.Name) and id(n) not in placement}
         changed = writes.of(self.ctx, loop.body)
         if names & (self._bound_in(loop) | changed.mutated | changed.written):
             return
@@ -303,6 +336,8 @@ class LoopInvariantTensor(Rule):
                 value = parent
             elif isinstance(parent, _HOLDERS):
                 value = parent
+            elif _replicates(parent, value):  # ``[torch.empty([])] * n``: n references to one tensor
+                value, in_object = parent, True  # kept only where the list itself is stored
             elif isinstance(parent, cst.Arg):
                 outer = ancestors[index - 1]
                 if not isinstance(outer, cst.Call):
@@ -393,6 +428,16 @@ class LoopInvariantTensor(Rule):
         return self._bound[key]
 
 
+def _replicates(node: cst.CSTNode, display: cst.CSTNode) -> bool:
+    """``[t] * n`` or ``n * [t]``: a list holding the display's items again, by reference."""
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Multiply)
+        and isinstance(display, cst.List | cst.Tuple)
+        and (node.left is display or node.right is display)
+    )
+
+
 def _stored_directly(name: str, body: cst.CSTNode) -> bool:
     """Whether ``body`` stores the value of ``name`` itself (not something computed from it): adds it
     to a container (``layers += block``, ``out.append(block)``, a setter) or binds it to an attribute
@@ -421,6 +466,8 @@ def _targets(statement: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
     return [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
 
 
+#: Attributes that say where and how an object keeps its tensors.
+_PLACEMENT = frozenset({"device", "dtype"})
 _HOLDERS = (cst.Element, cst.Tuple, cst.List, cst.Set, cst.DictElement, cst.Dict, cst.StarredElement, cst.IfExp)
 #: Learnable parameters and buffers: each wraps its tensor without copying, so each needs its own.
 _PARAMETERS = frozenset(

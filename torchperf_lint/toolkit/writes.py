@@ -67,11 +67,13 @@ _SETTER_PREFIXES = ("set_", "register_")
 
 
 def keeps_argument(method: str | None, arg: cst.Arg | None = None) -> bool:
-    """Whether a method of this name keeps what it is given: a container's (``append``, ``update``), or
-    a setter's positional argument (``set_embedding(name, t)``; a keyword such as
-    ``set_timesteps(sigmas=s)`` configures it rather than storing the value)."""
+    """Whether a method of this name (or a private wrapper of one, ``_add_state``) keeps what it is
+    given: a container's (``append``, ``update``), or a setter's positional argument
+    (``set_embedding(name, t)``; a keyword such as ``set_timesteps(sigmas=s)`` configures it rather
+    than storing the value)."""
     if method is None:
         return False
+    method = method.lstrip("_")  # a class's own wrapper (``self._add_state(name, t)``)
     if method in KEEPING_METHODS:
         return True
     setter = method.startswith(_SETTER_PREFIXES) and not method.endswith("_")
@@ -367,8 +369,8 @@ def needs_contiguous(ctx: FileContext, call: cst.Call, arg: cst.Arg | None) -> b
                 arg.keyword is not None and arg.keyword.value == "other"
             )
         return False
-    if qualname.startswith(("torch.ops.", "torch.distributed.")):
-        return True  # compiled extensions, and collectives, which refuse non-contiguous tensors
+    if qualname.startswith(("torch.ops.", "torch.distributed.")) or ".ops." in qualname:
+        return True  # compiled extensions (``torch.ops``, a backend's ``torch.tpu.ops``), and collectives
     if qualname in AXIS_REDUCTIONS:
         if not _along_given_axis(call):
             return False
