@@ -9,7 +9,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import dtypes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
-from torchperf_lint.toolkit.matching import keyword, method_name, positional, source_of
+from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of
 from torchperf_lint.toolkit.traversal import in_source_order, walk
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, bound_value, kind_of
 
@@ -85,7 +85,11 @@ class BridgeCopy(Rule):
         "value a test has just shown to be no tensor counts as unknown, whatever its annotation: `if "
         "not torch.is_tensor(v): v = torch.tensor(v)`); a copy of a value the function hands to "
         "`torch.from_numpy` or `torch.as_tensor` before it, which is the fallback for arrays the "
-        "bridge cannot take (read-only, negative strides, dtypes torch lacks); an element picked from an "
+        "bridge cannot take (read-only, negative strides, dtypes torch lacks); a copy made into a "
+        "learnable parameter (`nn.Parameter(torch.tensor(embeddings))`, directly or through the name "
+        "it is bound to; not one made with `requires_grad=False`), which training writes in place "
+        "and which must not write through to the "
+        "caller's array; an element picked from an "
         "array by plain "
         "positions (`scores[-1]`, `table[i, j]`, directly or "
         "through a name), which is a NumPy scalar when the array has that many axes and has no "
@@ -113,6 +117,10 @@ class BridgeCopy(Rule):
         "The NumPy-side copies have no fix."
     )
     valid = (
+        # a caller's array made into a trainable parameter: training writes it in place
+        "import numpy as np\nimport torch\nfrom torch import nn\ndef f(m: np.ndarray):\n"
+        "    w = nn.Parameter(torch.tensor(m), requires_grad=True)\n    t = torch.tensor(m)\n"
+        "    v = torch.nn.parameter.Parameter(t)\n    return w, v\n",
         "import torch\nt = torch.tensor([1.0, 2.0])\n",
         # the copy is the fallback for arrays the zero-copy bridge cannot take
         "import numpy as np\nimport torch\ndef wrap(a: np.ndarray):\n    if a.flags.writeable:\n        try:\n"
@@ -173,6 +181,13 @@ class BridgeCopy(Rule):
         "def f(arr: np.ndarray, x: torch.Tensor):\n    return torch.FloatTensor(arr), torch.Tensor(x)\n",
     )
     invalid = (
+        Invalid(  # the copy is only read, or handed to something that is no parameter
+            "import numpy as np\nimport torch\nfrom torch import nn\ndef f(m: np.ndarray):\n"
+            "    t = torch.tensor(m)\n"
+            "    frozen = nn.Parameter(torch.tensor(m), requires_grad=False)\n"
+            "    return Wrapper(torch.tensor(m)), t.sum(), frozen\n",
+            ((5, 9), (6, 27), (7, 20)),
+        ),
         Invalid(  # the bridge took another value, or comes after the copy: no fallback
             "import numpy as np\nimport torch\ndef f(a: np.ndarray, b: np.ndarray):\n"
             "    x = torch.from_numpy(b)\n    y = torch.tensor(a)\n    z = torch.tensor(b)\n"
@@ -270,6 +285,8 @@ class BridgeCopy(Rule):
         if qualname == "torch.tensor" and args and self._is_array(node, args[0].value):
             if self._converts(node, args[0].value) or self._falls_back_from_bridge(node, args[0].value):
                 return
+            if self._becomes_parameter(node):
+                return
             self.report(
                 node,
                 fix=self._as_tensor_fix(node),
@@ -291,6 +308,27 @@ class BridgeCopy(Rule):
         if kind == ARRAY and (self._may_be_element(value) or self._of_python_numbers(value)):
             return False
         return kind in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
+
+    def _becomes_parameter(self, node: cst.Call) -> bool:
+        """``nn.Parameter(torch.tensor(embeddings))``, directly or through the name the copy is bound
+        to: training updates a parameter in place, so a tensor sharing the caller's array would write
+        through to it. The copy keeps the caller's array as it was."""
+        parent = self.ctx.parent
+        grandparent = self.ctx.ancestors[-3] if len(self.ctx.ancestors) > 2 else None
+        if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
+            return _trained(self.ctx, grandparent)
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
+            return False
+        target = parent.targets[0].target
+        function = self.ctx.enclosing_function()
+        if not isinstance(target, cst.Name) or function is None:
+            return False
+        return any(
+            isinstance(found, cst.Call)
+            and _trained(self.ctx, found)
+            and any(isinstance(arg.value, cst.Name) and arg.value.value == target.value for arg in found.args)
+            for found in walk(function.body)
+        )
 
     def _falls_back_from_bridge(self, node: cst.Call, value: cst.BaseExpression) -> bool:
         """The function hands the same value to ``torch.from_numpy`` or ``torch.as_tensor`` before
@@ -382,6 +420,14 @@ class BridgeCopy(Rule):
         return PendingFix(UNSAFE, "Use `torch.as_tensor`", (NodeEdit(node.func.attr, "as_tensor"),))
 
 
+def _trained(ctx, call: cst.Call) -> bool:
+    """``nn.Parameter(t)`` that training updates: not one made with ``requires_grad=False``."""
+    flag = keyword(call, "requires_grad")
+    return ctx.qualname(call.func) in _PARAMETERS and not (flag is not None and is_literal(flag.value, "False"))
+
+
+#: Learnable parameters, which training writes in place.
+_PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 #: Indices that pick no single position: lists and tuples of positions, and keys (``split["train"]``
 #: reads an archive's member or a record's field, an array).
 _NOT_POSITIONS = (cst.List, cst.Tuple, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
