@@ -112,7 +112,8 @@ class DefensiveMaterialization(Rule):
         "`d.update({k: y})`, `setattr(obj, name, y)`) or stored as an attribute or a container's item (`self.y "
         "= ...`, `cache[k] = y`), so it must not alias the input; or, for `.contiguous()`, its result feeds an "
         "operation that needs contiguous memory (`.view(...)`, `torch.view_as_complex`, a compiled extension "
-        "under `torch.ops`, a `torch.distributed` collective, a nested tensor's `.values()`, or `.clone()`, "
+        "under `torch.ops` or a backend's `ops` namespace (`torch.tpu.ops`), "
+        "a `torch.distributed` collective, a nested tensor's `.values()`, or `.clone()`, "
         "which keeps the strides it is given) or makes the same copy itself (softmax and log-softmax, a "
         "convolution's weight, the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`, `F.fold` and "
         "`F.unfold`, `torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an "
@@ -146,6 +147,8 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        "import torch\ndef grad(grad_output, table):\n"
+        "    return torch.tpu.ops.sparse_dense_matmul_grad(grad_output.contiguous(), table)\n",
         # unpacked copies, each judged by its own name: the written one is needed
         "import torch\ndef cg(b, n):\n    r, p = b.clone(), b.clone()\n    for _ in range(n):\n        r -= p\n"
         "        p.mul_(2)\n    return r\n",

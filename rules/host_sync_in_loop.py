@@ -112,6 +112,10 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # a tensor's layout and metadata are Python values held on the host
+        "import torch\ndef f(xs: list[torch.Tensor]):\n    out = []\n    for a in xs:\n"
+        "        if a.is_sparse and a._nnz() >= a.numel() // 4:\n            out.append(a.to_dense())\n"
+        "        if a.is_contiguous() or a.is_floating_point():\n            out.append(a)\n    return out\n",
         "import torch\ndef sample(prior, n):\n    remaining, out = n, []\n    while remaining > 0:\n"
         "        x = prior.sample((remaining,))\n        ok = prior.support.check(x)\n        out.append(x[ok])\n"
         "        remaining -= int(ok.sum().item())\n    return out\n",
