@@ -8,7 +8,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit import types, writes
+from torchperf_lint.toolkit import ranks, types, writes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, method_name, root_name, self_attribute, source_of
@@ -117,7 +117,10 @@ class DefensiveMaterialization(Rule):
         "which keeps the strides it is given) or makes the same copy itself (softmax and log-softmax, a "
         "convolution's weight, the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`, `F.fold` and "
         "`F.unfold`, `torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an "
-        "input first), so dropping it saves nothing, or works along an axis given as `dim=` (a norm, "
+        "input first; a `.reshape` or `.flatten`, chained or on the name rebound in the next statement, that "
+        "merges axes of a permuted view, which cannot be a view and copies: the call's arguments must show "
+        "the merge, as fewer axes than the permutation names, `permute(0, 3, 4, 1, 2)` then `reshape(b, c, h, "
+        "w)`, or a flattened span), so dropping it saves nothing, or works along an axis given as `dim=` (a norm, "
         "`F.normalize`, a cross product: profiled along a permuted axis, they ran 1.6 to 10 times slower on "
         "the view than the copy and the operation together), so the copy can pay for itself; the rule cannot "
         "see which axis the view moved, so any `dim=` counts. Also left alone, beyond the views and parameters "
@@ -289,8 +292,22 @@ class DefensiveMaterialization(Rule):
         "        out.extend(labels.tolist())\n",
         # at module level, the copied slice is stored back into what it copies
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
+        # a reshape that merges axes a permutation separated copies anyway: chained, through the name
+        # rebound at once, and a flatten of a span
+        "import torch\ndef f(x, b, n):\n    return x.permute(0, 2, 1, 3).contiguous().reshape(b, n, -1) + 1\n",
+        "import torch\ndef f(h, b, c, y, x):\n    h = h.permute(0, 3, 4, 1, 2).contiguous()\n"
+        "    h = h.reshape(b, c, y, x)\n    return h + 1\n",
+        "import torch\ndef f(qw):\n    qw = qw.transpose(-3, -2).contiguous()\n"
+        "    return qw.reshape(-1, 64).sum(0)\n",
+        "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # a reshape that only splits axes, or one whose axes the call does not show, can view
+            "import torch\ndef f(y, n, c, h, w):\n    y = y.permute(0, 2, 1).contiguous().reshape(n, c, h, w)\n"
+            "    z = y.transpose(1, 2).contiguous()\n    z = z.reshape(n, *y.shape[2:])\n"
+            "    return y + z.flatten(2, 2)\n",
+            ((3, 9), (4, 9)),
+        ),
         Invalid(  # a copy only read, unpacked from a tuple; one stored into state its class makes an array
             "import numpy as np\nimport torch\ndef cg(b, n):\n    x = torch.zeros_like(b)\n"
             "    r, p = b.clone(), b.clone()\n    for _ in range(n):\n        x += p\n        r -= x\n"
@@ -652,6 +669,8 @@ class DefensiveMaterialization(Rule):
                     return Fate.NEEDED
                 if method == "contiguous" and writes.needs_contiguous(ctx, call, None):
                     return Fate.NEEDED
+                if method == "contiguous" and value is ancestors[-1] and _reshaped_anyway(value, call):
+                    return Fate.NEEDED  # ``x.permute(0, 2, 1, 3).contiguous().reshape(b, n, -1)``
                 if chained not in writes.VIEW_METHODS:
                     return Fate.READ
                 value = parent
@@ -748,6 +767,8 @@ class DefensiveMaterialization(Rule):
         names = [target.value for target in targets if isinstance(target, cst.Name)]
         if any(not isinstance(target, cst.Name) and not self._copied_into(target) for target in targets):
             return Fate.NEEDED
+        if method == "contiguous" and _next_reshapes(self.ctx.ancestors, statement, names):
+            return Fate.NEEDED
         return self._names_fate(names, statement, method) if names else Fate.READ
 
     def _names_fate(self, names: list[str], statement: cst.CSTNode, method: str) -> Fate:
@@ -766,6 +787,39 @@ class DefensiveMaterialization(Rule):
         return isinstance(target, cst.Subscript) and writes.copies_values(
             target, lambda e: types.kind_of(self.ctx, e)
         )
+
+
+def _reshaped_anyway(copy: cst.BaseExpression, reshape: cst.CSTNode | None) -> bool:
+    """``copy`` is ``.contiguous()`` of a permuted view and ``reshape`` merges axes of it, which
+    copies the data itself: the ``.contiguous()`` makes that same copy, no extra one."""
+    if not (isinstance(copy, cst.Call) and isinstance(copy.func, cst.Attribute) and isinstance(reshape, cst.Call)):
+        return False
+    rank = ranks.permuted_rank(copy.func.value)
+    return rank is not None and ranks.merges_axes(reshape, rank)
+
+
+def _next_reshapes(ancestors: list[cst.CSTNode], statement: cst.CSTNode, names: list[str]) -> bool:
+    """``x = v.permute(0, 2, 1, 3).contiguous()`` followed at once by ``x = x.reshape(b, n, -1)``: the
+    statement after the binding reshapes the bound name so that it copies anyway."""
+    if len(names) != 1 or not isinstance(statement, cst.Assign):
+        return False
+    line = next((n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None)
+    block = next((n for n in reversed(ancestors) if isinstance(n, cst.IndentedBlock | cst.Module)), None)
+    if line is None or block is None or line.body[-1] is not statement:
+        return False
+    body = list(block.body)
+    index = next((i for i, member in enumerate(body) if member is line), len(body))
+    following = body[index + 1] if index + 1 < len(body) else None
+    if not isinstance(following, cst.SimpleStatementLine):
+        return False
+    first = following.body[0]
+    value = first.value if isinstance(first, cst.Assign | cst.Expr | cst.Return) else None
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        receiver = value.func.value
+        if isinstance(receiver, cst.Name) and receiver.value == names[0]:
+            return _reshaped_anyway(statement.value, value)
+        value = receiver
+    return False
 
 
 def _under_contiguity_keepers(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -1,0 +1,79 @@
+"""How many axes a view or a reshape has, where its call spells them out.
+
+A reshape that merges axes a permutation separated cannot be a view: it copies the data itself. A
+``.contiguous()`` between the two then makes that same copy earlier, and dropping it saves nothing.
+Which axes a reshape merges depends on sizes the source does not show, so the test is the one the
+call's arguments prove: the reshape asks for fewer axes than the permuted view has.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchperf_lint.toolkit.matching import method_name
+
+#: Views that swap two axes given as integers: the larger index (or the magnitude of a negative one)
+#: bounds the rank from below.
+_SWAPS = frozenset({"transpose", "swapaxes", "swapdims", "movedim", "moveaxis"})
+_PERMUTES = frozenset({"permute"})
+
+
+def permuted_rank(view: cst.BaseExpression) -> int | None:
+    """The least number of axes ``view`` has, when it is a call that reorders axes given literally:
+    ``permute(0, 2, 1, 3)`` has 4, ``transpose(-3, -2)`` at least 3, ``.t()`` 2. None otherwise."""
+    if not isinstance(view, cst.Call):
+        return None
+    method = method_name(view)
+    if method == "t":
+        return 2
+    if method in _PERMUTES:
+        return _axis_count(view.args)
+    if method in _SWAPS and len(view.args) == 2 and all(a.keyword is None for a in view.args):
+        bounds = [_least_rank(a.value) for a in view.args]
+        return max(bounds) if all(b is not None for b in bounds) else None  # type: ignore[type-var]
+    return None
+
+
+def merges_axes(reshape: cst.Call, rank: int) -> bool:
+    """Whether ``reshape`` (``.reshape`` or ``.flatten`` of a value with at least ``rank`` axes)
+    provably merges axes: it asks for fewer than ``rank``, or flattens a span of more than one."""
+    method = method_name(reshape)
+    if method == "flatten":
+        span = [_integer(a.value) for a in reshape.args if a.keyword is None]
+        return len(span) < 2 or None in span or span[0] != span[1]
+    if method == "reshape":
+        count = _axis_count(reshape.args)
+        return count is not None and count < rank
+    return False
+
+
+def _axis_count(args: tuple[cst.Arg, ...] | list[cst.Arg]) -> int | None:
+    """The number of axes ``f(a, b, c)`` or ``f((a, b, c))`` names; None when a star or a single
+    non-literal argument (a shape held in a name) hides it."""
+    if any(a.star or a.keyword is not None for a in args):
+        return None
+    if len(args) == 1:
+        only = args[0].value
+        if isinstance(only, cst.Tuple | cst.List):
+            if any(isinstance(e, cst.StarredElement) for e in only.elements):
+                return None
+            return len(only.elements)
+        return 1 if _integer(only) is not None else None
+    return len(args)
+
+
+def _least_rank(axis: cst.BaseExpression) -> int | None:
+    """The least rank a tensor needs for ``axis`` to name one of its axes."""
+    index = _integer(axis)
+    if index is None:
+        return None
+    return -index if index < 0 else index + 1
+
+
+def _integer(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _integer(node.expression)
+        return -inner if inner is not None else None
+    return None
