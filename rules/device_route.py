@@ -122,10 +122,12 @@ class DeviceRoute(Rule):
         "the handler does is judged on its own); a device class handed as such to a decorator "
         "(`@delegates(GradScaler)` borrows its signature once, when the function is defined); "
         "a test whose branch only raises, "
-        "asserts, warns, logs or prints (also through nested tests every arm of which only raises), or an "
-        "`assert` (it refuses a device: the route stays on the CPU); an `if` whose block, and `else` if "
-        "any, only fills in a description of the machine, returning or storing prose, `None` or a hardware "
-        "description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
+        "asserts, warns, logs or prints (also through nested tests every arm of which only raises), an "
+        "`assert` (it refuses a device: the route stays on the CPU), or one of the `if ...: return` guards "
+        "that open a function which then only warns or raises (`if not torch.cuda.is_available(): return` "
+        "before `warnings.warn(...)`: every way through it reports or does nothing); an `if` whose block, "
+        "and `else` if any, only fills in a description of the machine, returning or storing prose, "
+        "`None` or a hardware description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
         "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`); a query bound "
         "to a name the file never reads (`use_cuda = torch.cuda.is_available()` left behind); an arm "
         "that only reads which device it is (`'cpu' if device.type == 'cpu' else device.index`, a key); "
@@ -239,8 +241,21 @@ class DeviceRoute(Rule):
         "def f(x, name):\n    if str(name) != 'cpu':\n        return g(x)\n    return x\n",
         "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        return plain(x)\n    else:\n"
         "        raise ValueError('CPU tensors only')\n",
+        # the guard clauses of a function that only decides whether to warn or to raise
+        'import torch, warnings\ndef _maybe_warn(config):\n    """A known driver bug."""\n'
+        "    if not torch.cuda.is_available():\n        return\n    if config.fast:\n        return\n"
+        "    warnings.warn('this CUDA release can crash')\n",
+        "import torch\ndef _check(x):\n    if not torch.cuda.is_available():\n        return None\n"
+        "    msg = f'{x.device} is not supported by this build'\n    raise RuntimeError(msg)\n",
+        "from torch.cuda import is_available\nimport logging\ndef _note(log: logging.Logger):\n"
+        "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a guard before work that runs only on the other device's way
+            "import torch, warnings\ndef f(x):\n    if torch.cuda.is_available():\n        return\n"
+            "    warnings.warn('slow')\n    x.mul_(2)\n",
+            ((3, 8),),
+        ),
         Invalid(  # a device given as the default of a lookup, and a device type tested by its prefix
             "import torch\nclass A:\n    def __init__(self, options):\n"
             "        self.kind = options.pop('device_type', 'cuda')\n"
@@ -933,13 +948,57 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
         if isinstance(node, cst.If) and child is node.test:
             # nested checks count when every arm only rejects: an ``else`` that does something else
             # means the device picks between two ways
-            return _rejects(node.body) or only_reports(node.body) or _arms_only_reject(node)
+            if _rejects(node.body) or only_reports(node.body) or _arms_only_reject(node):
+                return True
+            return _guards_a_refusal(node, ancestors)
         if isinstance(node, cst.IfExp) and child is node.test:
             return _is_text(node.body) and _is_text(node.orelse)
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node
     return False
+
+
+def _guards_a_refusal(branch: cst.If, ancestors: list[cst.CSTNode]) -> bool:
+    """``branch`` is one of the guard clauses of a function that only decides whether to warn or
+    raise: its statements are ``if ...: return`` guards (no value, or ``None``) followed by a block
+    that only reports or rejects (``_maybe_warn_...``: ``if not torch.cuda.is_available(): return``,
+    then ``warnings.warn(...)``). Every way through it tells someone something or does nothing."""
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    if function is None or not isinstance(function.body, cst.IndentedBlock):
+        return False
+    lines = list(function.body.body)
+    if lines and _is_docstring(lines[0]):
+        lines = lines[1:]
+    guards = 0
+    while lines and isinstance(lines[0], cst.If) and lines[0].orelse is None and _returns_nothing(lines[0].body):
+        guards += 1
+        lines = lines[1:]
+    if not guards or not any(line is branch for line in function.body.body) or not lines:
+        return False
+    rest = function.body.with_changes(body=lines)
+    return _rejects(rest) or only_reports(rest) or _only_rejects(rest)
+
+
+def _returns_nothing(body: cst.BaseSuite) -> bool:
+    """The block is a lone ``return`` or ``return None``."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    if len(lines) != 1 or not isinstance(lines[0], cst.SimpleStatementLine | cst.SimpleStatementSuite):
+        return False
+    statements = lines[0].body
+    return (
+        len(statements) == 1
+        and isinstance(statements[0], cst.Return)
+        and (statements[0].value is None or is_literal(statements[0].value, "None"))
+    )
+
+
+def _is_docstring(line: cst.BaseStatement) -> bool:
+    return (
+        isinstance(line, cst.SimpleStatementLine)
+        and isinstance(line.body[0], cst.Expr)
+        and isinstance(line.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
 
 
 def _guards_only_a_description(ctx) -> bool:
