@@ -85,7 +85,9 @@ class HostSyncInLoop(Rule):
         "else a`); unpacked from one (`counts, edges = np.histogram(x)`) or paired by `zip(...)` (also with "
         "`strict=True`), a value of a dict built from them (`{p: np.zeros(n) for p in props}`), returned by "
         "a function of the project annotated so or whose returns are all such values (also through its own "
-        "locals, `e = np.abs(e)` ... `return e, a`), or a chain through an `np.*` call or a pandas-only "
+        "locals, `e = np.abs(e)` ... `return e, a`), held as `self.` state set from a method of the class "
+        "annotated so (`self.data, self.ends = self._pack()` with `-> Tuple[np.ndarray, np.ndarray]`), or a "
+        "chain through an `np.*` call or a pandas-only "
         "method such as `.isna()`), "
         "whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy view of a CPU tensor; reads "
         "inside an `assert`, which checks a result (a benchmark checking each candidate before timing it) and "
@@ -250,8 +252,22 @@ class HostSyncInLoop(Rule):
         "    for t in tensors:\n"
         "        try:\n            value = int(_peak(t))\n        except RuntimeError:\n            raise\n"
         "        else:\n            return value\n",
+        # state a method of the class is annotated to return as arrays, unpacked or bound whole
+        "import numpy as np\nimport torch\nfrom typing import Tuple\nclass Data:\n"
+        "    def _pack(self) -> Tuple[np.ndarray, np.ndarray]:\n        return pack()\n"
+        "    def _ends(self) -> np.ndarray:\n        return ends()\n"
+        "    def load(self):\n        self.data, self.address = self._pack()\n        self.ends = self._ends()\n"
+        "    def get(self, n):\n        for i in range(n):\n"
+        "            yield self.address[i].item(), self.ends[i].tolist()\n",
     )
     invalid = (
+        Invalid(  # the same state, annotated as tensors
+            "import torch\nfrom typing import Tuple\nclass Data:\n"
+            "    def _pack(self) -> Tuple[torch.Tensor, torch.Tensor]:\n        return pack()\n"
+            "    def load(self):\n        self.data, self.address = self._pack()\n"
+            "    def get(self, n):\n        return [self.address[i].item() for i in range(n)]\n",
+            ((9, 17),),
+        ),
         Invalid(  # a running total that no stop test reads, and a count bumped beside the one it reads
             "import torch\ndef f(xs, total):\n    seen = 0\n    for x in xs:\n"
             "        seen += int(x.sum().item())\n"

@@ -436,16 +436,44 @@ class _Evaluator:
             else:
                 continue
             for target in targets:
-                if (
-                    isinstance(target, cst.Attribute)
-                    and isinstance(target.value, cst.Name)
-                    and target.value.value == "self"
-                ):
-                    made.setdefault(target.attr.value, set()).add(self._made_by_library(value))
+                name = _state_name(target)
+                if name is not None:
+                    made.setdefault(name, set()).add(
+                        self._made_by_library(value) or self._method_returns(owner, value)
+                    )
+                elif isinstance(target, cst.Tuple | cst.List):
+                    for name, kind in self._unpacked_state(owner, target, value):
+                        made.setdefault(name, set()).add(kind)
         for name, kinds in made.items():
             if name not in declared and len(kinds) == 1:
                 declared[name] = kinds.pop()
         return declared
+
+    def _method_returns(self, owner: cst.ClassDef, value: cst.BaseExpression) -> Kind:
+        """What ``self.method(...)``, a method of ``owner``, is annotated to return."""
+        func = value.func if isinstance(value, cst.Call) else None
+        if not (isinstance(func, cst.Attribute) and _state_name(func) is not None):
+            return None
+        body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == func.attr.value:
+                return returns_kind(self.ctx, statement)
+        return None
+
+    def _unpacked_state(
+        self, owner: cst.ClassDef, target: cst.Tuple | cst.List, value: cst.BaseExpression
+    ) -> list[tuple[str, Kind]]:
+        """``self.data, self.offsets = self._serialize()``: each attribute takes its item of the
+        tuple the method is annotated to return (``-> Tuple[np.ndarray, np.ndarray]``)."""
+        kind = self._method_returns(owner, value)
+        if not (isinstance(kind, tuple) and kind[0] == TUPLE and len(kind[1]) == len(target.elements)):
+            return []
+        unpacked = []
+        for element, item in zip(target.elements, kind[1], strict=True):
+            name = _state_name(element.value)
+            if name is not None and not isinstance(element, cst.StarredElement):
+                unpacked.append((name, item))
+        return unpacked
 
     def _made_by_library(self, value: cst.BaseExpression) -> Kind:
         """The kind a torch or NumPy call makes, moved, cast or reshaped (``torch.zeros(n).to(d)``);
@@ -562,6 +590,13 @@ class _Evaluator:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self.kinds.methods.get(func.attr.value)
         return None
+
+
+def _state_name(target: cst.BaseExpression) -> str | None:
+    """``data`` for ``self.data``."""
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        return target.attr.value
+    return None
 
 
 def _join(kinds: set[Kind]) -> Kind:
