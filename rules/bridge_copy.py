@@ -20,6 +20,8 @@ _BRIDGES = frozenset({"torch.from_numpy", "torch.as_tensor"})
 
 #: Annotations of a Python number.
 _NUMBERS = frozenset({"int", "float"})
+#: Named numbers of NumPy and ``math``.
+_CONSTANTS = frozenset(f"{module}.{name}" for module in ("numpy", "math") for name in ("pi", "e", "tau", "inf"))
 #: NumPy functions that map numbers to numbers: given Python numbers they return a NumPy scalar
 #: (constructors such as ``np.zeros(3)`` take a shape instead, and return an array).
 _ELEMENTWISE = frozenset(
@@ -95,8 +97,9 @@ class BridgeCopy(Rule):
         "through a name), which is a NumPy scalar when the array has that many axes and has no "
         "zero-copy bridge, unless the function indexes the same array over more axes elsewhere "
         "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); an elementwise NumPy function of "
-        "Python numbers (`np.radians(alpha)` with `alpha=40` a parameter default, or annotated `float`), "
-        "which gives a NumPy scalar too; and a "
+        "Python numbers (`np.radians(alpha)` with `alpha=40` a parameter default, or annotated `float`; "
+        "also NumPy's and `math`'s constants, arithmetic on numbers and nested calls: "
+        "`np.log(np.sqrt(2 * np.pi))`), which gives a NumPy scalar too; and a "
         "conversion: `torch.tensor(x, dtype=...)` unless `x` is known to have that dtype already "
         "(`a.astype(np.float32)` with `dtype=torch.float32`), since converting copies whichever "
         "function does it. A dtype is known from what the code spells: `astype`, `dtype=`, a tensor cast "
@@ -136,6 +139,9 @@ class BridgeCopy(Rule):
         "        self.alpha = torch.tensor(np.radians(alpha))\n",
         "import numpy as np\nimport torch\ndef f(theta: float):\n    return torch.tensor(np.cos(theta))\n",
         "import numpy as np\nimport torch\nSQRT2 = torch.tensor(np.sqrt(2.0))\n",
+        "import math\nimport numpy as np\nimport torch\nLOG_2PI = torch.tensor(np.log(np.sqrt(2 * np.pi)))\n"
+        "HALF = torch.tensor(np.exp(-math.pi / 2))\n",
+        "import numpy as np\nimport torch\ndef f(scale: float):\n    return torch.tensor(np.log(scale * np.e))\n",
         # where a test says the value is no tensor, the annotation no longer holds
         "import torch\nfrom torch import Tensor\ndef f(matrix: Tensor):\n"
         "    if not isinstance(matrix, Tensor):\n        matrix = torch.tensor(matrix)\n    return matrix\n",
@@ -193,6 +199,11 @@ class BridgeCopy(Rule):
             "    x = torch.from_numpy(b)\n    y = torch.tensor(a)\n    z = torch.tensor(b)\n"
             "    return x, y, z, torch.from_numpy(a)\n",
             ((5, 9),),
+        ),
+        Invalid(  # arithmetic with an array is an array
+            "import numpy as np\nimport torch\ndef f(angles: np.ndarray):\n"
+            "    return torch.tensor(np.log(2 * np.pi * angles))\n",
+            ((4, 12),),
         ),
         Invalid(  # NumPy on an array, or on a parameter rebound to one, gives an array
             "import numpy as np\nimport torch\ndef f(angles: np.ndarray, alpha=40):\n"
@@ -357,10 +368,18 @@ class BridgeCopy(Rule):
         return bool(args) and len(positional(value)) == len(args) and all(self._is_number(a) for a in args)
 
     def _is_number(self, node: cst.BaseExpression) -> bool:
+        """A Python number, NumPy's or ``math``'s constants (``np.pi``), arithmetic on numbers
+        (``2 * np.pi``), or an elementwise NumPy function of numbers, which is a NumPy scalar."""
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             node = node.expression
         if isinstance(node, cst.Integer | cst.Float):
             return True
+        if isinstance(node, cst.BinaryOperation):
+            return self._is_number(node.left) and self._is_number(node.right)
+        if isinstance(node, cst.Attribute):
+            return self.ctx.qualname(node) in _CONSTANTS
+        if isinstance(node, cst.Call):
+            return self._of_python_numbers(node)
         function = self.ctx.enclosing_function()
         if not isinstance(node, cst.Name) or function is None:
             return False
