@@ -84,8 +84,9 @@ class DefensiveMaterialization(Rule):
         "a tensor the function made itself (`y = a * 2`, a torch call, or a project function known to return a "
         "tensor, then `c = y.clone()`), which nothing else can see. The copy is followed through views and "
         "subscripts (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions (`x if "
-        "inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`), a function of the same file that returns "
-        "it (a reshape helper) and the name it is bound to (plain or annotated), from that binding on: a "
+        "inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`, a comprehension's items or a dict "
+        "comprehension's values), a function of the same file that returns it (a reshape helper) and the "
+        "name it is bound to (plain or annotated), from that binding on: a "
         "`return c` before `c = x.clone()` returns another value, and a rebinding to a new value (`c = c[idx]` "
         "with a tensor index, `c = c + 1`) ends the copy's. A name bound to a view of the copy (`d = "
         "c.diagonal()`, `a, b = c.unbind()`), a loop target over it (`for row in c`) or a container holding it "
@@ -292,6 +293,13 @@ class DefensiveMaterialization(Rule):
         "        out.extend(labels.tolist())\n",
         # at module level, the copied slice is stored back into what it copies
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
+        # copies held as a dict comprehension's values: stored as state, handed out, or returned
+        "import torch\nclass M:\n    def update(self, means):\n"
+        "        self.means = {k: v.clone() for k, v in means.items()}\n",
+        "import torch\ndef f(z, integrate):\n    z = {k: v.clone() for k, v in z.items()}\n"
+        "    return integrate(z)\n",
+        "import torch\ndef f(node):\n    node = {k: v.t().contiguous() for k, v in node.items()}\n"
+        "    rows = {k: v[0] for k, v in node.items()}\n    return rows\n",
         # a reshape that merges axes a permutation separated copies anyway: chained, through the name
         # rebound at once, and a flatten of a span
         "import torch\ndef f(x, b, n):\n    return x.permute(0, 2, 1, 3).contiguous().reshape(b, n, -1) + 1\n",
@@ -302,6 +310,11 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # copies held as a dict comprehension's values and only read
+            "import torch\ndef f(d):\n    c = {k: v.clone() for k, v in d.items()}\n"
+            "    return sum(x.sum() for x in c.values())\n",
+            ((3, 13),),
+        ),
         Invalid(  # a reshape that only splits axes, or one whose axes the call does not show, can view
             "import torch\ndef f(y, n, c, h, w):\n    y = y.permute(0, 2, 1).contiguous().reshape(n, c, h, w)\n"
             "    z = y.transpose(1, 2).contiguous()\n    z = z.reshape(n, *y.shape[2:])\n"
@@ -683,7 +696,9 @@ class DefensiveMaterialization(Rule):
             elif kind in _HOLDERS:
                 contained = contained or kind is not cst.IfExp
                 value = parent
-            elif kind in _COMPREHENSIONS and parent.elt is value:  # type: ignore[attr-defined]
+            elif (kind in _COMPREHENSIONS and parent.elt is value) or (  # type: ignore[attr-defined]
+                kind is cst.DictComp and parent.value is value  # type: ignore[attr-defined]
+            ):
                 contained = True
                 value = parent
             elif kind in _OPERATIONS:
