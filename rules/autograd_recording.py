@@ -11,6 +11,7 @@ from torchperf_lint.toolkit.bookkeeping import is_parameter_loop_variable
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import (
+    conjuncts,
     is_literal,
     isinstance_test,
     keyword,
@@ -64,7 +65,9 @@ class AutogradRecording(Rule):
         "torch.enable_grad if ttt else nullcontext`, a bare `@enable_grad`), `torch.set_grad_enabled(True)` "
         "(or a flag), "
         "`.backward()`, `torch.autograd.grad`/`backward`, and subclasses of `torch.autograd.Function`. "
-        "Exempt: learnable parameters (`nn.Parameter(t, requires_grad=True)`; a factory with "
+        "Exempt: `self.requires_grad = True` in a class that is no tensor (a hook, a module, a config), "
+        "a plain attribute of that object; learnable parameters (`nn.Parameter(t, requires_grad=True)`; "
+        "a factory with "
         "`requires_grad=True` or a `.requires_grad_()` whose tensor `nn.Parameter` wraps, inline, "
         "through a local every use of which it wraps, or through a helper of the same file every call "
         "of which it wraps), which record nothing until a model is trained; unfreezing parameters "
@@ -84,7 +87,7 @@ class AutogradRecording(Rule):
         "the caller's choice: "
         "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
         "`if requires_grad:` (a parameter of the function named for it, also `wrt_x`: differentiate with "
-        "respect to `x`) or `if x.requires_grad:`, or "
+        "respect to `x`) or `if x.requires_grad:`, alone or as one part of an `and`, or "
         "`torch.set_grad_enabled(flag)` where `flag` is a parameter named for it (`requires_grad`, "
         "`need_grad`, `differentiable`, `track_gradients`) or a local read from the inputs' "
         "`requires_grad`; restoring a saved "
@@ -111,6 +114,15 @@ class AutogradRecording(Rule):
         "import torch\nclass Op:\n    def __init__(self, samples, wrt_traj=False):\n"
         "        self.samples = torch.as_tensor(samples)\n        if wrt_traj:\n"
         "            self.samples.requires_grad = True\n",
+        # the caller's flag as one part of an ``and``; a plain attribute of an object that is no tensor
+        "import torch\nclass Op:\n    def __init__(self, op, wrt_field_map=False):\n"
+        "        self.map = torch.as_tensor(op.map)\n        if wrt_field_map and op.has_map:\n"
+        "            self.map.requires_grad = True\n",
+        "import torch\nclass SwAVHook:\n    def __init__(self, n):\n        self.n = n\n"
+        "        self.requires_grad = True\n",
+        "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def freeze(self, x):\n"
+        "        if x.requires_grad and self.training:\n            x.requires_grad = True\n"
+        "        self.requires_grad = True\n",
         "import torch\nwith torch.no_grad():\n    y = x * 2\n",
         "import torch\n@torch.inference_mode()\ndef f(x):\n    return x\n",
         "import torch\ntorch.set_grad_enabled(False)\n",
@@ -172,6 +184,11 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # a tensor subclass's own flag; a branch on a flag not named for autograd
+            "import torch\nclass Grid(torch.Tensor):\n    def track(self):\n        self.requires_grad = True\n"
+            "def f(x, use_cache, fast):\n    if use_cache and fast:\n        x.requires_grad = True\n",
+            ((4, 9), (7, 9)),
+        ),
         Invalid(  # a float copy, or an item picked from a plain iterable, is a tensor of its own
             "import torch\ndef f(x):\n    y = x.float()\n    y.requires_grad = True\n"
             "    z = next(t for t in x if t.ndim)\n    z.requires_grad_(True)\n",
@@ -316,11 +333,11 @@ class AutogradRecording(Rule):
             if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
                 return False
             if isinstance(node, cst.If) and ancestors[index + 1] is node.body:
-                test = node.test
-                if isinstance(test, cst.Name) and test.value in names and GRAD_FLAG_NAME.search(test.value):
-                    return True
-                if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
-                    return True
+                for test in conjuncts(node.test):  # ``if wrt_field_map and has_map:`` needs the flag too
+                    if isinstance(test, cst.Name) and test.value in names and GRAD_FLAG_NAME.search(test.value):
+                        return True
+                    if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
+                        return True
         return False
 
     def _is_callers_wish(self, flag: cst.BaseExpression) -> bool:
@@ -527,11 +544,23 @@ class AutogradRecording(Rule):
             return
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
-                if self._on_parameter(target.target.value):
+                if self._on_parameter(target.target.value) or self._own_attribute(target.target.value):
                     continue
                 self.report(
                     node, what=".requires_grad = True", effect="makes torch record autograd for this tensor"
                 )
+
+    def _own_attribute(self, owner: cst.BaseExpression) -> bool:
+        """``self.requires_grad = True`` in a class that is no tensor (a hook, a module, a config):
+        a plain attribute of the object, which records nothing."""
+        if not (isinstance(owner, cst.Name) and owner.value == "self"):
+            return False
+        owner_class = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), None)
+        return owner_class is not None and not any(
+            isinstance(base.value, cst.Name | cst.Attribute)
+            and (self.ctx.qualname(base.value) or source_of(base.value)).endswith(("Tensor", "Parameter"))
+            for base in owner_class.bases
+        )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:

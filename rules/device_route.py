@@ -10,6 +10,7 @@ from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.bookkeeping import is_report, only_raises, only_reports
 from torchperf_lint.toolkit.matching import (
+    conjuncts,
     is_literal,
     is_non_cpu_device_string,
     is_reference,
@@ -655,7 +656,7 @@ class DeviceRoute(Rule):
         if not names_cpu or not isinstance(statement, cst.If):
             return False
         if _negated(node):
-            in_chain = any(part is node for part in _conjuncts(statement.test))
+            in_chain = any(part is node for part in conjuncts(statement.test))
             return in_chain and not _falls_back_to_cpu(statement.body)
         # ``if x.device.type == "cpu": ... else: <route>``: the other arm runs on every other device
         return _affirmed(node) and statement.test is node and _other_arm_routes(statement.orelse)
@@ -776,7 +777,7 @@ def _picks_non_cpu_arm(node: cst.Comparison, choice: cst.IfExp) -> bool:
     """``a if x.device.type == "cpu" else b`` and ``b if x.device.type != "cpu" and amp else a``: the
     test picks, for other devices, an arm that does more than move values to the CPU."""
     if _negated(node):
-        on_device = choice.body if any(part is node for part in _conjuncts(choice.test)) else None
+        on_device = choice.body if any(part is node for part in conjuncts(choice.test)) else None
     elif _affirmed(node):
         on_device = choice.orelse if choice.test is node else None
     else:
@@ -834,14 +835,6 @@ def _arms_only_reject(branch: cst.If) -> bool:
         or (isinstance(orelse, cst.If) and _arms_only_reject(orelse))
     )
     return rest and _only_rejects(branch.body)
-
-
-def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The parts of an ``and`` chain, each of which holds whenever the branch runs: ``fast`` and
-    ``device != "cpu"`` in ``if fast and device != "cpu":``; the test itself otherwise."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return [*_conjuncts(test.left), *_conjuncts(test.right)]
-    return [test]
 
 
 def _only_shown(ancestors: list[cst.CSTNode]) -> bool:

@@ -141,3 +141,11 @@ def self_attribute(value: cst.BaseExpression) -> str | None:
             return value.attr.value
         value = value.func if isinstance(value, cst.Call) else value.value
     return None
+
+
+def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The parts of an ``and`` chain, each of which holds whenever the branch runs: ``fast`` and
+    ``device != "cpu"`` in ``if fast and device != "cpu":``; the test itself otherwise."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*conjuncts(test.left), *conjuncts(test.right)]
+    return [test]
