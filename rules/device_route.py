@@ -129,8 +129,11 @@ class DeviceRoute(Rule):
         "before `warnings.warn(...)`: every way through it reports or does nothing); an `if` whose block, "
         "and `else` if any, only fills in a description of the machine, returning or storing prose, "
         "`None` or a hardware description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
-        "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`); a query bound "
-        "to a name the file never reads (`use_cuda = torch.cuda.is_available()` left behind); an arm "
+        "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`); an `if` without "
+        "`else` whose block only keeps house (`torch.xpu.empty_cache()`, or a memory statistic handed to a "
+        "logger), since both ways run the same work; a query bound to a name the file never reads "
+        "(`use_cuda = torch.cuda.is_available()` left behind) or the function reads only to show it "
+        "(`f'cuda available: {cuda}'` in an environment report); an arm "
         "that only reads which device it is (`'cpu' if device.type == 'cpu' else device.index`, a key); "
         "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
         "`f' (GPU {i})' if p.is_cuda else ''` (arms that are bare words, `'nccl' if x.is_cuda else 'gloo'`, "
@@ -242,6 +245,14 @@ class DeviceRoute(Rule):
         "def f(x, name):\n    if str(name) != 'cpu':\n        return g(x)\n    return x\n",
         "import torch\ndef f(x):\n    if x.device.type == 'cpu':\n        return plain(x)\n    else:\n"
         "        raise ValueError('CPU tensors only')\n",
+        # an availability query read only into a report; a branch that only keeps house on the device
+        "import torch\ndef env():\n    cuda = 'NA'\n    try:\n        cuda = torch.cuda.is_available()\n"
+        "    except RuntimeError:\n        pass\n    print({'torch': f'{torch.__version__} (cuda: {cuda})'})\n",
+        "import torch\nfrom torch.cuda import empty_cache\ndef f(blocks, m):\n    for b in blocks:\n"
+        "        b(m)\n        if hasattr(torch, 'xpu') and torch.xpu.is_available():\n"
+        "            torch.xpu.empty_cache()\n        if m.is_cuda:\n            empty_cache()\n",
+        "import torch\ndef log(writer, step):\n    if torch.cuda.is_available():\n"
+        "        writer.add_scalar('peak MB', torch.cuda.max_memory_allocated() / 1e6, step)\n",
         # the guard clauses of a function that only decides whether to warn or to raise
         'import torch, warnings\ndef _maybe_warn(config):\n    """A known driver bug."""\n'
         "    if not torch.cuda.is_available():\n        return\n    if config.fast:\n        return\n"
@@ -252,6 +263,11 @@ class DeviceRoute(Rule):
         "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a query shown and then branched on; a branch that waits for the device
+            "import torch\ndef f(x):\n    cuda = torch.cuda.is_available()\n    print(f'cuda: {cuda}')\n"
+            "    if cuda:\n        x = x * 2\n    if x.is_cuda:\n        torch.cuda.synchronize()\n    return x\n",
+            ((3, 12), (7, 8), (8, 9)),
+        ),
         Invalid(  # a guard before work that runs only on the other device's way
             "import torch, warnings\ndef f(x):\n    if torch.cuda.is_available():\n        return\n"
             "    warnings.warn('slow')\n    x.mul_(2)\n",
@@ -511,7 +527,7 @@ class DeviceRoute(Rule):
             return
         if _is_error_class(what) or _decorator_argument(ancestors):
             return
-        if _guards_only_a_description(self.ctx):
+        if _guards_only_a_description(self.ctx) or _guards_only_housekeeping(self.ctx):
             return
         condition = _condition_of(self.ctx.ancestors)
         if condition is not None:
@@ -902,18 +918,41 @@ def _decorator_argument(ancestors: list[cst.CSTNode]) -> bool:
 
 def _bound_unread(ctx) -> bool:
     """The visited query is the whole value of ``name = ...`` and the file never reads ``name``
-    (``use_cuda = torch.cuda.is_available()`` left behind): it picks nothing."""
+    (``use_cuda = torch.cuda.is_available()`` left behind), or the function around it reads ``name``
+    only to show it (``f"cuda available: {cuda}"`` in an environment report): it picks nothing."""
     ancestors = ctx.ancestors
     for index in range(len(ancestors) - 2, -1, -1):
         node = ancestors[index]
         if isinstance(node, cst.Assign):
             names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-            return len(names) == len(node.targets) and all(
-                len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", ctx.text)) == 1 for name in names
-            )
+            if len(names) != len(node.targets):
+                return False
+            if all(len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", ctx.text)) == 1 for name in names):
+                return True
+            function = ctx.enclosing_function()
+            return function is not None and all(_only_shown_in(function, name) for name in names)
         if not isinstance(node, cst.Call | cst.Attribute | cst.Name):
             return False
     return False
+
+
+def _only_shown_in(function: cst.FunctionDef, name: str) -> bool:
+    """Every read of ``name`` in ``function`` is shown to someone (see ``_only_shown``), and there is
+    at least one; assignments to it are not reads."""
+    reads = 0
+
+    def visit(node: cst.CSTNode, path: list[cst.CSTNode]) -> bool:
+        nonlocal reads
+        if isinstance(node, cst.AssignTarget):
+            return True  # a binding of the name, not a read
+        if isinstance(node, cst.Attribute):
+            return visit(node.value, [*path, node])  # ``torch.cuda``: ``cuda`` is a member, not the name
+        if isinstance(node, cst.Name) and node.value == name:
+            reads += 1
+            return _only_shown([*path, node])
+        return all(visit(child, [*path, node]) for child in node.children)
+
+    return visit(function.body, []) and reads > 0
 
 
 def _in_test(ancestors: list[cst.CSTNode]) -> bool:
@@ -1011,6 +1050,48 @@ def _guards_only_a_description(ctx) -> bool:
             return False
         child = node
     return False
+
+
+def _guards_only_housekeeping(ctx) -> bool:
+    """The visited node is in the test of an ``if`` without ``else`` whose block only keeps house on
+    the device: each statement calls a member that manages or describes memory or seeds
+    (``torch.xpu.empty_cache()``), or hands what one returns to a call (a peak-memory figure for a
+    logger). Both ways through run the same work on the same device."""
+    child = ctx.ancestors[-1]
+    for node in reversed(ctx.ancestors[:-1]):
+        if isinstance(node, cst.If) and child is node.test:
+            lines = node.body.body if isinstance(node.body, cst.IndentedBlock) else (node.body,)
+            statements = [s for line in lines if isinstance(line, cst.SimpleStatementLine) for s in line.body]
+            return (
+                node.orelse is None
+                and bool(statements)
+                and all(isinstance(line, cst.SimpleStatementLine) for line in lines)
+                and all(isinstance(s, cst.Expr) and _keeps_house(ctx, s.value) for s in statements)
+            )
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
+
+
+def _keeps_house(ctx, value: cst.BaseExpression) -> bool:
+    """``torch.cuda.empty_cache()``, or ``writer.add_scalar("peak", torch.cuda.max_memory_allocated())``."""
+    if not isinstance(value, cst.Call):
+        return False
+    if _is_housekeeping_call(ctx, value):
+        return True
+    return any(
+        isinstance(found, cst.Call) and _is_housekeeping_call(ctx, found)
+        for arg in value.args
+        for found in walk(arg.value)
+    )
+
+
+def _is_housekeeping_call(ctx, call: cst.Call) -> bool:
+    qualname = ctx.qualname(call.func) if isinstance(call.func, cst.Name | cst.Attribute) else None
+    return (
+        is_torch_name(qualname or "", *_DEVICE_MODULES) and (qualname or "").rpartition(".")[2] in _INTROSPECTION
+    )
 
 
 def _only_describes(ctx, block: cst.BaseSuite) -> bool:
