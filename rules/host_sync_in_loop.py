@@ -85,7 +85,8 @@ class HostSyncInLoop(Rule):
         "else a`); unpacked from one (`counts, edges = np.histogram(x)`) or paired by `zip(...)` (also with "
         "`strict=True`), a value of a dict built from them (`{p: np.zeros(n) for p in props}`), returned by "
         "a function of the project annotated so or whose returns are all such values (also through its own "
-        "locals, `e = np.abs(e)` ... `return e, a`), held as `self.` state set from a method of the class "
+        "locals, `e = np.abs(e)` ... `return e, a`, and NumPy arithmetic, `1.0 / (1.0 + np.exp(-x))`), "
+        "a result of OpenCV (`cv2.findContours`), held as `self.` state set from a method of the class "
         "annotated so (`self.data, self.ends = self._pack()` with `-> Tuple[np.ndarray, np.ndarray]`), or a "
         "chain through an `np.*` call or a pandas-only "
         "method such as `.isna()`), "
@@ -252,6 +253,15 @@ class HostSyncInLoop(Rule):
         "    for t in tensors:\n"
         "        try:\n            value = int(_peak(t))\n        except RuntimeError:\n            raise\n"
         "        else:\n            return value\n",
+        # NumPy arithmetic in a project helper, through its locals; OpenCV's results
+        "import numpy as np\nimport torch\ndef sigmoid(x):\n    return 1.0 / (1.0 + np.exp(-x))\n"
+        "def softmax(x):\n    e = np.exp(x - np.max(x, axis=-1, keepdims=True))\n"
+        "    return e / e.sum(axis=-1, keepdims=True)\ndef f(logits, multi):\n"
+        "    scores = sigmoid(logits.numpy()) if multi else softmax(logits.numpy())\n"
+        "    return [s.item() for s in scores]\n",
+        "import cv2\nimport torch\ndef f(masks):\n    out = []\n    for m in masks:\n"
+        "        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)\n"
+        "        out.append(contours[0].flatten().tolist())\n    return out\n",
         # state a method of the class is annotated to return as arrays, unpacked or bound whole
         "import numpy as np\nimport torch\nfrom typing import Tuple\nclass Data:\n"
         "    def _pack(self) -> Tuple[np.ndarray, np.ndarray]:\n        return pack()\n"
@@ -261,6 +271,11 @@ class HostSyncInLoop(Rule):
         "            yield self.address[i].item(), self.ends[i].tolist()\n",
     )
     invalid = (
+        Invalid(  # arithmetic on a tensor stays a tensor
+            "import numpy as np\nimport torch\ndef scale(x):\n    return 1.0 / (1.0 + torch.exp(-x))\n"
+            "def f(xs):\n    return [scale(x).item() for x in xs]\n",
+            ((6, 13),),
+        ),
         Invalid(  # the same state, annotated as tensors
             "import torch\nfrom typing import Tuple\nclass Data:\n"
             "    def _pack(self) -> Tuple[torch.Tensor, torch.Tensor]:\n        return pack()\n"

@@ -34,6 +34,8 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _OPTIONAL = frozenset({"typing.Optional"})
 _GRAD_FLAG_CALLS = frozenset({"torch.is_grad_enabled", "torch.is_inference_mode_enabled"})
 #: Libraries no project under lint is part of: their calls are left out of the summaries.
+#: Methods of a NumPy array that give Python values rather than an array or a NumPy scalar.
+_NOT_ARRAY_METHODS = frozenset({"tolist", "item", "tobytes", "tostring"})
 _NEVER_PROJECT = frozenset({"torch", "numpy", "scipy", "cv2", "PIL", "builtins"})
 
 
@@ -492,6 +494,8 @@ class _Scanner:
         measure = self._measure(node)
         if measure is not None:
             return measure
+        if isinstance(node, ast.BinOp | ast.UnaryOp):
+            return self._arithmetic_kind(node)
         if isinstance(node, ast.Tuple) and node.elts:
             items = [self._value_kind(element) for element in node.elts]
             parts = [item if item in ("tensor", "array", "frame") else "" for item in items]
@@ -500,6 +504,9 @@ class _Scanner:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "astype":
                 return "array"  # NumPy's ``astype`` returns an array, whatever it is called on
+            if isinstance(func, ast.Attribute) and func.attr not in _NOT_ARRAY_METHODS:
+                if self._value_kind(func.value) == "array":
+                    return "array"  # ``e.sum(axis=-1)``: an array's method gives an array or a NumPy scalar
             callee = self.resolve(func)
             if callee is None:
                 return None
@@ -512,6 +519,16 @@ class _Scanner:
                 return "tensor"
             return f"={callee}"
         return None
+
+    def _arithmetic_kind(self, node: ast.BinOp | ast.UnaryOp) -> str | None:
+        """NumPy arithmetic: ``1.0 / (1.0 + np.exp(-x))`` is an array when an operand is one and
+        every other operand is one too or a number (a tensor operand would make a tensor)."""
+        operands = [node.operand] if isinstance(node, ast.UnaryOp) else [node.left, node.right]
+        kinds = [self._value_kind(operand) for operand in operands]
+        numeric = all(
+            kind == "array" or _is_number(operand) for kind, operand in zip(kinds, operands, strict=True)
+        )
+        return "array" if "array" in kinds and numeric else None
 
     def _measure(self, node: ast.expr) -> str | None:
         """``shape:i`` for parameter ``i``'s shape (``x.shape``, ``x.size()``, a slice of either),
@@ -569,6 +586,13 @@ def _container(tag: str, items: list[str | None]) -> str | None:
 
 def _is_ellipsis(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _is_number(node: ast.expr) -> bool:
+    """A number literal, also negated."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 def _is_int(node: ast.expr) -> bool:

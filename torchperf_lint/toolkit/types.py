@@ -79,6 +79,11 @@ _VALUE_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "gr
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 #: NumPy scalar types: calling one gives a number, not an array.
+#: OpenCV functions that return numbers, rectangles or flags rather than arrays.
+_CV2_NOT_ARRAYS = frozenset(
+    "contourArea arcLength boundingRect minAreaRect imwrite countNonZero norm mean pointPolygonTest "
+    "isContourConvex waitKey".split()
+)
 _NUMPY_SCALARS = frozenset(
     f"numpy.{name}"
     for name in "float16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_ "
@@ -659,6 +664,9 @@ def _function_kind(qualname: str) -> Kind:
         return None if qualname.rpartition(".")[2].startswith("is_") else FRAME
     if qualname.startswith("numpy.") and not qualname.startswith("numpy.typing"):
         return None if qualname in _NUMPY_SCALARS else ARRAY
+    if qualname.startswith("cv2."):  # OpenCV works on NumPy arrays and returns them
+        name = qualname.rpartition(".")[2]
+        return ARRAY if name[:1].islower() and name not in _CV2_NOT_ARRAYS else None
     namespace, _, name = qualname.rpartition(".")
     if namespace not in _TENSOR_NAMESPACES or name in _NOT_TENSOR_FUNCTIONS:
         return None
