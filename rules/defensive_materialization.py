@@ -112,7 +112,8 @@ class DefensiveMaterialization(Rule):
         "may have saved; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`, "
         "`d.update({k: y})`, `setattr(obj, name, y)`) or stored as an attribute or a container's item (`self.y "
         "= ...`, `cache[k] = y`), so it must not alias the input; or, for `.contiguous()`, its result feeds an "
-        "operation that needs contiguous memory (`.view(...)`, `torch.view_as_complex`, a compiled extension "
+        "operation that needs contiguous memory (`.view(...)`, also of a slice of it, `torch.view_as_complex`, "
+        "a compiled extension "
         "under `torch.ops` or a backend's `ops` namespace (`torch.tpu.ops`), "
         "a `torch.distributed` collective, a nested tensor's `.values()`, or `.clone()`, "
         "which keeps the strides it is given) or makes the same copy itself (softmax and log-softmax, a "
@@ -293,6 +294,14 @@ class DefensiveMaterialization(Rule):
         "        out.extend(labels.tolist())\n",
         # at module level, the copied slice is stored back into what it copies
         "import torch\nfor p in range(3):\n    z[p, ...] = x + z[p, ...].clone() - y[p, ...]\n",
+        # a slice of the copy viewed with `.view`, which needs the copy's strides: through the name, in a
+        # helper of the same file, chained
+        "import torch\ndef f(pred, k):\n    reg = pred.permute(0, 2, 3, 1).contiguous()\n"
+        "    return reg[:, :, :, 0:k].view(-1, k) + reg[:, :, :, k:].view(-1, k)\n",
+        "import torch\ndef _split(a, k):\n    return a[..., :k].view(-1, k).sum()\ndef f(pred, k):\n"
+        "    return _split(pred.permute(0, 2, 3, 1).contiguous(), k)\n",
+        "import torch\ndef f(pred, k):\n"
+        "    return pred.permute(0, 2, 3, 1).contiguous()[..., :k].view(-1, k).sum()\n",
         # copies held as a dict comprehension's values: stored as state, handed out, or returned
         "import torch\nclass M:\n    def update(self, means):\n"
         "        self.means = {k: v.clone() for k, v in means.items()}\n",
@@ -310,6 +319,13 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # a slice of the copy only reduced
+            "import torch\ndef f(pred, k):\n    reg = pred.permute(0, 2, 3, 1).contiguous()\n"
+            "    return reg[:, :, :, 0:k].sum()\n",
+            ((3, 11),),
+            fixed="import torch\ndef f(pred, k):\n    reg = pred.permute(0, 2, 3, 1)\n"
+            "    return reg[:, :, :, 0:k].sum()\n",
+        ),
         Invalid(  # copies held as a dict comprehension's values and only read
             "import torch\ndef f(d):\n    c = {k: v.clone() for k, v in d.items()}\n"
             "    return sum(x.sum() for x in c.values())\n",

@@ -394,6 +394,13 @@ def _along_given_axis(call: cst.Call) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == "dim" for arg in call.args)
 
 
+def _sliced_name(value: cst.BaseExpression) -> str | None:
+    """``c`` for ``c`` or a basic slice of it (``c[:, :, 0:k]``), whose strides come from ``c``."""
+    while isinstance(value, cst.Subscript):
+        value = value.value
+    return value.value if isinstance(value, cst.Name) else None
+
+
 def is_view_call(ctx: FileContext, call: cst.Call) -> bool:
     """``y.diagonal()``, ``torch.diagonal(y)``: a call whose result shares its tensor argument's memory."""
     func = call.func
@@ -644,8 +651,10 @@ class _Collector:
                 self._event(self.shared(receiver), WRITTEN)
             elif method in MUTATING_METHODS:
                 self._event(self.shared(receiver), MUTATED)
-            elif isinstance(receiver, cst.Name) and needs_contiguous(ctx, call, None):
-                self._event({receiver.value}, VIEWED)
+            elif needs_contiguous(ctx, call, None):
+                viewed = _sliced_name(receiver)  # ``c.view(-1)``, ``c[..., 0:k].view(-1, k)``
+                if viewed is not None:
+                    self._event({viewed}, VIEWED)
             for arg in call.args:
                 if keeps_argument(method, arg):
                     self._event(self.shared(arg.value), KEPT)
