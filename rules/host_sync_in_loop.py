@@ -253,6 +253,11 @@ class HostSyncInLoop(Rule):
         "    for t in tensors:\n"
         "        try:\n            value = int(_peak(t))\n        except RuntimeError:\n            raise\n"
         "        else:\n            return value\n",
+        # a NumPy comparison a method of the class returns
+        "import numpy as np\nimport torch\nclass Mix:\n    def _params(self, n):\n"
+        "        return np.random.rand(n) < self.p\n    def mix(self, x):\n        use = self._params(len(x))\n"
+        "        for i in range(len(x)):\n            if use[i]:\n                x[i] = -x[i]\n"
+        "        return x\n",
         # NumPy arithmetic in a project helper, through its locals; OpenCV's results
         "import numpy as np\nimport torch\ndef sigmoid(x):\n    return 1.0 / (1.0 + np.exp(-x))\n"
         "def softmax(x):\n    e = np.exp(x - np.max(x, axis=-1, keepdims=True))\n"
@@ -271,6 +276,17 @@ class HostSyncInLoop(Rule):
         "            yield self.address[i].item(), self.ends[i].tolist()\n",
     )
     invalid = (
+        Invalid(  # elements of tensors a method of the class, or a function of the file, returns
+            "import torch\nclass Mix:\n    def _params(self, n):\n        use = torch.zeros(n, dtype=torch.bool)\n"
+            "        if self.a > 0.0:\n            use = torch.rand(n) < self.p\n"
+            "        return torch.where(use, torch.rand(n), torch.ones(n)), use\n"
+            "    def mix(self, x):\n        lam_batch, use = self._params(len(x))\n"
+            "        for i in range(len(x)):\n            lam = lam_batch[i]\n            if lam != 1.0:\n"
+            "                x[i] = x[i] * lam\n            if use[i]:\n                x[i] = -x[i]\n"
+            "def keep(n):\n    return torch.rand(n) > 0.5\ndef f(x):\n    mask = keep(len(x))\n"
+            "    return [v for i, v in enumerate(x) if mask[i]]\n",
+            ((12, 16), (14, 16), (20, 43)),
+        ),
         Invalid(  # arithmetic on a tensor stays a tensor
             "import numpy as np\nimport torch\ndef scale(x):\n    return 1.0 / (1.0 + torch.exp(-x))\n"
             "def f(xs):\n    return [scale(x).item() for x in xs]\n",

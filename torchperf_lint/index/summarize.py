@@ -494,7 +494,7 @@ class _Scanner:
         measure = self._measure(node)
         if measure is not None:
             return measure
-        if isinstance(node, ast.BinOp | ast.UnaryOp):
+        if isinstance(node, ast.BinOp | ast.UnaryOp | ast.Compare):
             return self._arithmetic_kind(node)
         if isinstance(node, ast.Tuple) and node.elts:
             items = [self._value_kind(element) for element in node.elts]
@@ -520,15 +520,23 @@ class _Scanner:
             return f"={callee}"
         return None
 
-    def _arithmetic_kind(self, node: ast.BinOp | ast.UnaryOp) -> str | None:
-        """NumPy arithmetic: ``1.0 / (1.0 + np.exp(-x))`` is an array when an operand is one and
-        every other operand is one too or a number (a tensor operand would make a tensor)."""
-        operands = [node.operand] if isinstance(node, ast.UnaryOp) else [node.left, node.right]
+    def _arithmetic_kind(self, node: ast.BinOp | ast.UnaryOp | ast.Compare) -> str | None:
+        """Arithmetic and comparisons: ``1.0 / (1.0 + np.exp(-x))`` is an array when an operand is one
+        and every other operand is one too or a number; ``torch.rand(n) < p`` is a tensor when an
+        operand is one and none is an array."""
+        if isinstance(node, ast.UnaryOp):
+            operands = [node.operand]
+        elif isinstance(node, ast.BinOp):
+            operands = [node.left, node.right]
+        else:
+            operands = [node.left, *node.comparators]
         kinds = [self._value_kind(operand) for operand in operands]
         numeric = all(
             kind == "array" or _is_number(operand) for kind, operand in zip(kinds, operands, strict=True)
         )
-        return "array" if "array" in kinds and numeric else None
+        if "array" in kinds:
+            return "array" if numeric else None
+        return "tensor" if "tensor" in kinds else None
 
     def _measure(self, node: ast.expr) -> str | None:
         """``shape:i`` for parameter ``i``'s shape (``x.shape``, ``x.size()``, a slice of either),

@@ -649,13 +649,21 @@ def project_kind(text: str | None) -> Kind:
     return None
 
 
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
 def project_returns(ctx: FileContext, func: cst.BaseExpression) -> str | None:
     """What the kernel map records a project function returns (``tensor``, ``items:array``,
-    ``size:0``...), for the function a call names: one imported from the project, or one defined at
-    module level in this file."""
+    ``size:0``...), for the function a call names: one imported from the project, one defined at
+    module level in this file, or a method of the class around the call (``self._params(n)``)."""
     qualname = ctx.qualname(func)
     if qualname is None and isinstance(func, cst.Name) and func.value in module_functions(ctx):
         qualname = f"{ctx.module_name}.{func.value}"
+    if qualname is None and isinstance(func, cst.Attribute) and _is_self(func.value):
+        classes = [node.name.value for node in ctx.ancestors if isinstance(node, cst.ClassDef)]
+        if classes:  # ``self._params(n)``: the method of the class around the call
+            qualname = ".".join((ctx.module_name, *classes, func.attr.value))
     return ctx.kernel.returns.get(qualname) if qualname is not None else None
 
 
