@@ -86,7 +86,8 @@ class DefensiveMaterialization(Rule):
         "subscripts (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions (`x if "
         "inplace else x.clone()`), containers (`{'k': c}`, `(c, d)`, a comprehension's items or a dict "
         "comprehension's values), a function of the same file that returns it (a reshape helper) and the "
-        "name it is bound to (plain or annotated), from that binding on: a "
+        "name it is bound to (plain or annotated, or each name of a tuple unpacking a comprehension of copies), "
+        "from that binding on: a "
         "`return c` before `c = x.clone()` returns another value, and a rebinding to a new value (`c = c[idx]` "
         "with a tensor index, `c = c + 1`) ends the copy's. A name bound to a view of the copy (`d = "
         "c.diagonal()`, `a, b = c.unbind()`), a loop target over it (`for row in c`) or a container holding it "
@@ -302,6 +303,10 @@ class DefensiveMaterialization(Rule):
         "    return _split(pred.permute(0, 2, 3, 1).contiguous(), k)\n",
         "import torch\ndef f(pred, k):\n"
         "    return pred.permute(0, 2, 3, 1).contiguous()[..., :k].view(-1, k).sum()\n",
+        # copies unpacked from a generator or a list comprehension into names, one of which needs its copy
+        "import torch\ndef f(q, k):\n    q, k = [t.transpose(1, 2).contiguous() for t in (q, k)]\n"
+        "    return q.view(-1) + k\n",
+        "import torch\ndef f(q, k):\n    q, k = (t.clone() for t in (q, k))\n    q.mul_(2)\n    return q + k\n",
         # copies held as a dict comprehension's values: stored as state, handed out, or returned
         "import torch\nclass M:\n    def update(self, means):\n"
         "        self.means = {k: v.clone() for k, v in means.items()}\n",
@@ -319,6 +324,13 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # copies unpacked from a generator or a list comprehension, only read
+            "import torch\nimport torch.nn.functional as F\ndef f(q, k, v):\n"
+            "    q, k, v = (t.contiguous() for t in (q, k, v))\n"
+            "    return F.scaled_dot_product_attention(q, k, v)\n"
+            "def g(a, b):\n    a, b = [t.clone() for t in (a, b)]\n    return a + b\n",
+            ((4, 16), (7, 13)),
+        ),
         Invalid(  # a slice of the copy only reduced
             "import torch\ndef f(pred, k):\n    reg = pred.permute(0, 2, 3, 1).contiguous()\n"
             "    return reg[:, :, :, 0:k].sum()\n",
@@ -795,6 +807,8 @@ class DefensiveMaterialization(Rule):
             targets = [t.target for t in statement.targets]
         else:
             targets = [statement.target]
+        if len(targets) == 1 and isinstance(statement.value, cst.GeneratorExp | cst.ListComp):
+            targets = _unpacked_names(targets[0]) or targets  # ``q, k = (t.contiguous() for t in (q, k))``
         names = [target.value for target in targets if isinstance(target, cst.Name)]
         if any(not isinstance(target, cst.Name) and not self._copied_into(target) for target in targets):
             return Fate.NEEDED
@@ -876,6 +890,17 @@ def _unpacked_target(
     position = next((i for i, element in enumerate(elements) if element is inner[0]), None)
     name = names[position].value if position is not None else None
     return name.value if isinstance(name, cst.Name) else None
+
+
+def _unpacked_names(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The names of a tuple or list target of plain names, each of which takes one item; empty for
+    any other target."""
+    if not isinstance(target, cst.Tuple | cst.List):
+        return []
+    elements = [element.value for element in target.elements if not isinstance(element, cst.StarredElement)]
+    if len(elements) != len(target.elements) or not all(isinstance(e, cst.Name) for e in elements):
+        return []
+    return elements
 
 
 def _viewed_name(value: cst.BaseExpression | None) -> str | None:
