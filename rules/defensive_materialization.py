@@ -80,7 +80,8 @@ class DefensiveMaterialization(Rule):
         "nothing needs the copy. A `.clone()` of anything else is flagged when it protects nothing whatever it "
         "copies: read at once by an operation that makes its own result (`x.clone() - t`, `scale * "
         "self.h.clone()`, `torch.cat([w.clone(), v])`, an in-place update of another tensor that only reads it, "
-        "`out.scatter_add_(-1, idx, c)`, a function of the same file that only reads it), or of "
+        "`out.scatter_add_(-1, idx, c)` or `total[i] += p.clone()`, a function of the same file that only "
+        "reads it), or of "
         "a tensor the function made itself (`y = a * 2`, a torch call, or a project function known to return a "
         "tensor, then `c = y.clone()`), which nothing else can see. The copy is followed through views and "
         "subscripts (`x.clone().reshape(-1, 2)`, `torch.diagonal(c)`, `c[0]`), conditional expressions (`x if "
@@ -303,6 +304,9 @@ class DefensiveMaterialization(Rule):
         "    return _split(pred.permute(0, 2, 3, 1).contiguous(), k)\n",
         "import torch\ndef f(pred, k):\n"
         "    return pred.permute(0, 2, 3, 1).contiguous()[..., :k].view(-1, k).sum()\n",
+        # a copy kept by a list's in-place extension; one of the tensor the update then writes
+        "import torch\ndef f(items, x):\n    items += [x.clone()]\n    return items\n",
+        "import torch\ndef f(x):\n    x += x[0].clone()\n    return x\n",
         # copies unpacked from a generator or a list comprehension into names, one of which needs its copy
         "import torch\ndef f(q, k):\n    q, k = [t.transpose(1, 2).contiguous() for t in (q, k)]\n"
         "    return q.view(-1) + k\n",
@@ -324,6 +328,12 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # a copy read at once by an in-place update of another tensor, directly or in a helper
+            "import torch\nclass Avg:\n    def update(self, model):\n"
+            "        for i, p in enumerate(model.parameters()):\n            self.total[i] += p.data.clone()\n"
+            "def _bump(acc, t):\n    acc -= t\ndef f(acc, w):\n    _bump(acc, w.detach().clone())\n",
+            ((5, 30), (9, 16)),
+        ),
         Invalid(  # copies unpacked from a generator or a list comprehension, only read
             "import torch\nimport torch.nn.functional as F\ndef f(q, k, v):\n"
             "    q, k, v = (t.contiguous() for t in (q, k, v))\n"
@@ -745,6 +755,9 @@ class DefensiveMaterialization(Rule):
                     value = call
                     continue
                 return Fate.NEEDED if self._argument_needs(call, parent, method) else Fate.READ  # type: ignore[arg-type]
+            elif kind is cst.AugAssign and parent.value is value:  # type: ignore[attr-defined]
+                # ``total[i] += p.clone()`` reads the copy into another tensor; ``items += [c]`` keeps it
+                return Fate.NEEDED if contained else Fate.READ
             elif kind is cst.Assign or kind is cst.AnnAssign:
                 unpacked = _unpacked_target(parent, value, ancestors[index + 2 : index + 3])  # type: ignore[arg-type]
                 if unpacked is not None:  # ``r, p = b.clone(), b.clone()``: each copy has its own name
