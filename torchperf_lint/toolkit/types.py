@@ -599,9 +599,7 @@ class _Evaluator:
 
 def _state_name(target: cst.BaseExpression) -> str | None:
     """``data`` for ``self.data``."""
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-        return target.attr.value
-    return None
+    return target.attr.value if isinstance(target, cst.Attribute) and _is_self(target.value) else None
 
 
 def _join(kinds: set[Kind]) -> Kind:

@@ -395,7 +395,7 @@ def _along_given_axis(call: cst.Call) -> bool:
 
 
 def _sliced_name(value: cst.BaseExpression) -> str | None:
-    """``c`` for ``c`` or a basic slice of it (``c[:, :, 0:k]``), whose strides come from ``c``."""
+    """``c`` for ``c`` or a subscript of it (``c[:, :, 0:k]``): a slice takes its strides from ``c``."""
     while isinstance(value, cst.Subscript):
         value = value.value
     return value.value if isinstance(value, cst.Name) else None
