@@ -158,3 +158,15 @@ def test_configuration_changed_sees_an_edit_a_new_file_and_a_removal(monorepo, m
     assert settings_for(routes).settings.source == (monorepo / "pa" / "src" / "pyproject.toml").resolve()
     (monorepo / "pa" / "src" / "pyproject.toml").unlink()
     assert configuration_changed()
+
+
+def test_a_folder_without_init_inside_a_package_is_its_subpackage(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
+    (tmp_path / "pkg" / "cli").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "cli" / "train.py").write_text("")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "run.py").write_text("")
+    forget()
+    assert settings_for(tmp_path / "pkg" / "cli" / "train.py").module_name == "pkg.cli.train"
+    assert settings_for(tmp_path / "scripts" / "run.py").module_name == "run"

@@ -192,12 +192,18 @@ def _git_ignored(path: Path, is_dir: bool, ignores: list[_GitIgnore]) -> bool:
 
 
 def module_name(path: Path, root: Path, namespace_packages: tuple[str, ...] = ()) -> str:
-    """Dotted module name from the package folders around ``path``: those with ``__init__.py``, and
-    (as Ruff's ``namespace-packages``) the listed folders under ``root`` and everything below them."""
+    """Dotted module name from the package folders around ``path``: those with ``__init__.py``, a
+    folder without one inside such a package (Python imports ``pkg/cli/train.py`` as
+    ``pkg.cli.train`` when only ``pkg`` has an ``__init__.py``), and (as Ruff's
+    ``namespace-packages``) the listed folders under ``root`` and everything below them."""
     namespaces = [(root / folder).resolve() for folder in namespace_packages]
     parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.resolve().parent
-    while (folder / "__init__.py").exists() or any(folder.is_relative_to(n) for n in namespaces):
+    while (
+        (folder / "__init__.py").exists()
+        or (folder.parent / "__init__.py").exists()
+        or any(folder.is_relative_to(n) for n in namespaces)
+    ):
         parts.insert(0, folder.name)
         if folder.parent == folder:
             break
