@@ -81,7 +81,9 @@ class AutogradRecording(Rule):
         "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()` or picked from it by "
         "`next(m for m in model.modules() if ...)`, an attribute "
         "its class binds to a `torch.nn` module or container, `self.proj.requires_grad_()` or "
-        "`self.blocks[name].requires_grad_()` with `self.blocks = nn.ModuleDict()`), setting "
+        "`self.blocks[name].requires_grad_()` with `self.blocks = nn.ModuleDict()`, or a name or "
+        "attribute that the same class or function calls a method only modules have on, "
+        "`self.generator.named_parameters()`, `net.eval()`), setting "
         "its parameters' flags, "
         "which is training set-up, not kernel work; passing the caller's flag along, which keeps "
         "the caller's choice: "
@@ -162,6 +164,13 @@ class AutogradRecording(Rule):
         "import torch\ndef unfreeze(unet, names):\n    for name in names:\n"
         "        module = unet.get_submodule(name)\n        module.requires_grad_(True)\n",
         "import torch\ndef unfreeze(model):\n    for _, m in model.named_modules():\n        m.requires_grad_()\n",
+        # a value a module-only method is called on is a module: a class's attribute, a local, a chain
+        "import torch\nclass Editor:\n    def step(self, n):\n        if n == 0:\n"
+        "            for k, v in self.generator.named_parameters():\n                v.requires_grad_(False)\n"
+        "        elif n == 5:\n            self.generator.requires_grad_(True)\n",
+        "import torch\ndef f(build):\n    net = build()\n    net.eval()\n    net.requires_grad_()\n",
+        "import torch\ndef f(model):\n    heads = list(model.head.parameters())\n"
+        "    model.head.requires_grad_(True)\n    return heads\n",
         "import torch\ndef unfreeze(model, path):\n    model.get_submodule(path).requires_grad_(True)\n",
         "import torch\nfrom torch import nn\nclass A(nn.Module):\n    def __init__(self):\n"
         "        self.blocks = nn.ModuleDict({})\n        self.proj = nn.Linear(3, 3)\n"
@@ -184,6 +193,11 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # another value than the one a module-only method is called on
+            "import torch\nclass Editor:\n    def step(self, x):\n        self.net.eval()\n"
+            "        self.w.requires_grad_(True)\n        x.requires_grad_()\n",
+            ((5, 9), (6, 9)),
+        ),
         Invalid(  # a tensor subclass's own flag; a branch on a flag not named for autograd
             "import torch\nclass Grid(torch.Tensor):\n    def track(self):\n        self.requires_grad = True\n"
             "def f(x, use_cache, fast):\n    if use_cache and fast:\n        x.requires_grad = True\n",
@@ -399,6 +413,8 @@ class AutogradRecording(Rule):
         """``p.requires_grad = True`` for ``p`` in a model's parameters or under ``if isinstance(p,
         nn.Parameter):``, or ``self.w.requires_grad_()`` where the class holds an ``nn.Parameter`` in
         ``self.w``: unfreezing, not recording."""
+        if self._used_as_module(receiver):
+            return True
         if isinstance(receiver, cst.Name):
             value = bound_value(self.ctx, receiver)
             return (
@@ -418,6 +434,23 @@ class AutogradRecording(Rule):
             attribute in self._parameter_attributes()
             or attribute in self._module_attributes()
             or _from_module_lookup(receiver)
+        )
+
+    def _used_as_module(self, receiver: cst.BaseExpression) -> bool:
+        """The same name or attribute chain (``self.generator``, ``net``) has a method only modules
+        have called on it in the enclosing class or function (``self.generator.named_parameters()``,
+        ``net.eval()``): it is an ``nn.Module``, whose ``requires_grad_`` sets its parameters' flags."""
+        if not isinstance(receiver, cst.Name | cst.Attribute):
+            return False
+        text = source_of(receiver)
+        scope = next(
+            (n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), self.ctx.enclosing_function()
+        )
+        return scope is not None and any(
+            isinstance(node, cst.Call)
+            and method_name(node) in _MODULE_ONLY_METHODS
+            and source_of(node.func.value) == text  # type: ignore[attr-defined]
+            for node in walk(scope)
         )
 
     def _parameter_argument(self, name: str) -> bool:
@@ -615,6 +648,11 @@ _GRAD_STATE_READS = frozenset({"torch.is_grad_enabled", "torch.autograd.grad_mod
 _SUBMODULE_LOOKUPS = frozenset({"get_submodule"})
 #: ``nn.Module`` methods that iterate over its submodules.
 _MODULE_ITERATORS = frozenset({"modules", "children", "named_modules", "named_children"})
+#: Methods ``nn.Module`` has and tensors do not: a value they are called on is a module.
+_MODULE_ONLY_METHODS = _MODULE_ITERATORS | frozenset(
+    "parameters named_parameters buffers named_buffers eval train load_state_dict zero_grad "
+    "register_forward_hook register_forward_pre_hook register_buffer register_parameter get_submodule".split()
+)
 
 
 def _picked_from_modules(value: cst.BaseExpression | None) -> bool:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit import dtypes
+from torchperf_lint.toolkit import dtypes, writes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of
@@ -94,7 +94,8 @@ class BridgeCopy(Rule):
         "caller's array; an element picked from an "
         "array by plain "
         "positions (`scores[-1]`, `table[i, j]`, directly or "
-        "through a name), which is a NumPy scalar when the array has that many axes and has no "
+        "through a name, or a loop's target over an array, `for z in np.linspace(a, b, n)`), which "
+        "is a NumPy scalar when the array has that many axes and has no "
         "zero-copy bridge, unless the function indexes the same array over more axes elsewhere "
         "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); an elementwise NumPy function of "
         "Python numbers (`np.radians(alpha)` with `alpha=40` a parameter default, or annotated `float`; "
@@ -108,7 +109,8 @@ class BridgeCopy(Rule):
         "flagged: measured on torch 2.13, given an array or a tensor of their own dtype they share its "
         "memory (as `torch.as_tensor` does), and given another dtype they convert, which copies anyway. "
         "`.numpy().copy()` is "
-        "flagged only on a fresh result (`f(x).numpy().copy()`), where nothing else can see the buffer."
+        "flagged only on a fresh result (`f(x).numpy().copy()`, also through `.detach().cpu()`), where "
+        "nothing else can see the buffer; `t.detach().cpu().numpy()` of a CPU tensor is `t`'s own memory."
     ) + test_files(
         "tests build expected values from reference arrays with `torch.tensor(...)` on purpose, so the "
         "expectation owns its memory and no kernel can write through to it"
@@ -185,6 +187,15 @@ class BridgeCopy(Rule):
         "import numpy as np\nimport torch\nt = torch.DoubleTensor(np.zeros(3))\n"
         "mask = torch.ByteTensor(np.array(rows))\n"
         "def f(arr: np.ndarray, x: torch.Tensor):\n    return torch.FloatTensor(arr), torch.Tensor(x)\n",
+        # a loop's target over an array is one of its elements: in a loop, a comprehension, through a name
+        "import numpy as np\nimport torch\ndef f(lo, hi, n, out):\n    for z in np.linspace(lo, hi, n):\n"
+        "        out.append(torch.tensor(z))\n",
+        "import numpy as np\nimport torch\ndef f(n):\n    return [torch.tensor(z) for z in np.arange(n)]\n",
+        "import numpy as np\nimport torch\ndef f(lo, hi, n):\n    steps = np.linspace(lo, hi, n)\n"
+        "    for z in steps:\n        print(torch.tensor(z))\n",
+        # ``.numpy()`` of the caller's tensor, through methods that may hand its own memory back
+        "import torch\ndef f(t):\n    return t.detach().cpu().numpy().copy()\n",
+        "import torch\ndef f(t):\n    return t.permute(1, 2, 0).contiguous().numpy().copy()\n",
     )
     invalid = (
         Invalid(  # the copy is only read, or handed to something that is no parameter
@@ -263,6 +274,7 @@ class BridgeCopy(Rule):
         ),
         Invalid("import numpy as np\nimport torch\na = np.array(t.numpy())\n", ((3, 5),)),
         Invalid("import torch\na = (x * 2).numpy().copy()\n", ((2, 5),)),
+        Invalid("import torch\ndef f(model, x):\n    return model(x).detach().cpu().numpy().copy()\n", ((3, 12),)),
         Invalid("import torch\ndef f(x):\n    y = torch.ones(3)\n    return torch.tensor(y)\n", ((4, 12),)),
         Invalid(
             "import torch\nimport numpy.typing as npt\ndef f(a: npt.NDArray[np.uint8], t: torch.Tensor | None):\n"
@@ -308,7 +320,7 @@ class BridgeCopy(Rule):
             self.report(node, what="np.array(t.numpy())", instead="`t.numpy()` is already an array")
         elif method_name(node) == "copy" and not node.args and self.ctx.imports_torch:
             receiver = node.func.value  # type: ignore[attr-defined]
-            if _is_numpy_call(receiver) and isinstance(receiver.func.value, cst.Call | cst.BinaryOperation):
+            if _is_numpy_call(receiver) and _is_fresh(receiver.func.value):
                 self.report(node, what=".numpy().copy()", instead="the fresh result's buffer is already private")
 
     def _is_array(self, node: cst.Call, value: cst.BaseExpression) -> bool:
@@ -411,6 +423,8 @@ class BridgeCopy(Rule):
         """``a[i]``, ``a[i, -1]``: every index a single position, none a slice, ``...``, ``None`` or an
         array or tensor of positions, so the result is a scalar when the array has that many axes."""
         if isinstance(value, cst.Name):
+            if self._iterates_array(value.value):  # ``for z in np.linspace(a, b, n): torch.tensor(z)``
+                return True
             value = bound_value(self.ctx, value)  # ``target = table[idx]`` then ``torch.tensor(target)``
         if not isinstance(value, cst.Subscript):
             return False
@@ -423,6 +437,23 @@ class BridgeCopy(Rule):
             if _adds_or_spans_axes(index.value) or kind_of(self.ctx, index.value) in (ARRAY, TENSOR):
                 return False
         return True
+
+    def _iterates_array(self, name: str) -> bool:
+        """``name`` is the target of a loop around the visited node over an array: each pass gets
+        ``a[i]``, a scalar when the array has one axis."""
+        for node in reversed(self.ctx.ancestors):
+            if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                return False
+            loops: list[cst.For | cst.CompFor] = [node] if isinstance(node, cst.For) else []
+            if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+                inner: cst.CompFor | None = node.for_in
+                while inner is not None:
+                    loops.append(inner)
+                    inner = inner.inner_for_in
+            for loop in loops:
+                if isinstance(loop.target, cst.Name) and loop.target.value == name:
+                    return kind_of(self.ctx, loop.iter) == ARRAY
+        return False
 
     def _converts(self, node: cst.Call, value: cst.BaseExpression) -> bool:
         """``torch.tensor(a, dtype=...)`` converts unless ``a`` is known to have that dtype already: a
@@ -463,6 +494,14 @@ def _axes_indexed(subscript: cst.Subscript) -> int | None:
 def _adds_or_spans_axes(index: cst.BaseExpression) -> bool:
     """``None`` adds an axis and ``...`` spans any number of them."""
     return isinstance(index, cst.Ellipsis) or (isinstance(index, cst.Name) and index.value == "None")
+
+
+def _is_fresh(node: cst.BaseExpression) -> bool:
+    """A result no other name sees: a call or arithmetic, once the methods that may return their
+    receiver's own memory are stripped (``t.detach().cpu()`` is ``t``'s buffer on a CPU tensor)."""
+    while isinstance(node, cst.Call) and method_name(node) in writes.VIEW_METHODS:
+        node = node.func.value  # type: ignore[attr-defined]
+    return isinstance(node, cst.Call | cst.BinaryOperation)
 
 
 def _is_numpy_call(node: cst.BaseExpression) -> bool:

@@ -88,7 +88,8 @@ class Compilation(Rule):
         "keywords (`model.compile(backend=...)`, `mode=`, `fullgraph=`, `dynamic=`, `options=`), which "
         "no other library's `compile` takes. `torch.jit.load` is flagged too: the module it returns runs as a "
         "TorchScript graph, unless only its weights are taken (`torch.jit.load(p).state_dict()`, "
-        "after `.eval()` or through a local used for nothing else), which runs no graph. Exempt: "
+        "after `.eval()` or through a local used for nothing else), or the loaded module is bound to a "
+        "local that is never read (a check that a saved file loads), which runs no graph. Exempt: "
         "queries whose name starts with `is_` "
         '(`torch.compiler.is_compiling()`, `getattr(torch._dynamo, "is_compiling")`), which only ask '
         "whether code is being compiled and are how eager code stays compatible; a feature check "
@@ -136,6 +137,9 @@ class Compilation(Rule):
         "import torch\ndef f(p):\n    return build(torch.jit.load(p).eval().state_dict())\n",
         "from torch import jit\ndef f(p):\n    model = jit.load(p, map_location='cpu').eval()\n"
         "    return build(model.state_dict())\n",
+        # loaded and never read: a check that the saved file loads
+        "import torch\ndef f(m, p):\n    torch.jit.save(m, p)\n    loaded = torch.jit.load(p)\n    return p\n",
+        "from torch import jit\ndef f(p, check):\n    if check:\n        _ = jit.load(p, map_location='cpu')\n",
         "import torch\ndef f(p):\n    with open(p, 'rb') as h:\n        model = torch.jit.load(h).eval()\n"
         "    model = build(model.state_dict())\n    return model(1)\n",
     )
@@ -358,7 +362,8 @@ def _only_weights_taken(ctx) -> bool:
 
 def _used_only_for_weights(function: cst.FunctionDef, binding: cst.Assign, name: str) -> bool:
     """Every read of ``name`` after ``binding``, up to a statement of the function's own body that
-    rebinds it (``model = build(model.state_dict())``), is a ``.state_dict`` read. A rebinding under
+    rebinds it (``model = build(model.state_dict())``), is a ``.state_dict`` read, or there is none
+    (a module loaded only to check that the file loads). A rebinding under
     a condition ends nothing: on the other path the loaded module is still what the name holds."""
     inside_binding = {id(node) for node in walk(binding)}
     unconditional = {
@@ -388,7 +393,7 @@ def _used_only_for_weights(function: cst.FunctionDef, binding: cst.Assign, name:
                 return False
         if rebinding:
             break
-    return bool(reads) and all(read.attr.value == _WEIGHTS_METHOD for read in reads)
+    return all(read.attr.value == _WEIGHTS_METHOD for read in reads)  # never read: nothing runs
 
 
 def _is_method_call(attribute: cst.CSTNode, call: cst.CSTNode, receiver: cst.CSTNode, method: str) -> bool:

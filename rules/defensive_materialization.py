@@ -154,6 +154,10 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        # the source is written later through its own side of a ``zip``
+        "import torch\ndef f(dst, src):\n    w = src.w.clone() / 2\n"
+        "    for (_, a), (_, b) in zip(dst.named_parameters(), src.named_parameters()):\n"
+        "        b.data.copy_(a.data)\n    return w\n",
         "import torch\ndef grad(grad_output, table):\n"
         "    return torch.tpu.ops.sparse_dense_matmul_grad(grad_output.contiguous(), table)\n",
         # unpacked copies, each judged by its own name: the written one is needed
@@ -328,6 +332,13 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # a write through the other side of a ``zip`` or ``enumerate`` changes nothing of the source
+            "import torch\ndef f(dst, src, n):\n    w = src.w.flatten().clone() / n\n"
+            "    for (_, a), (_, b) in zip(dst.named_parameters(), src.named_parameters()):\n"
+            "        a.data.copy_(b.data)\n    v = src.v.clone() * 2\n    for i, a in enumerate(dst.buffers()):\n"
+            "        a.zero_()\n    return w, v.sum()\n",
+            ((3, 9), (6, 9)),
+        ),
         Invalid(  # a copy read at once by an in-place update of another tensor, directly or in a helper
             "import torch\nclass Avg:\n    def update(self, model):\n"
             "        for i, p in enumerate(model.parameters()):\n            self.total[i] += p.data.clone()\n"

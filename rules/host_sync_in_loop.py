@@ -86,7 +86,10 @@ class HostSyncInLoop(Rule):
         "`strict=True`), a value of a dict built from them (`{p: np.zeros(n) for p in props}`), returned by "
         "a function of the project annotated so or whose returns are all such values (also through its own "
         "locals, `e = np.abs(e)` ... `return e, a`, and NumPy arithmetic, `1.0 / (1.0 + np.exp(-x))`), "
-        "a result of OpenCV (`cv2.findContours`), held as `self.` state set from a method of the class "
+        "a result of OpenCV (`cv2.findContours`), SciPy or scikit-learn (`scipy.optimize.fmin`), a "
+        "conditional expression whose other arm holds no tensor at all (`p.numpy() if p is not None else "
+        "None`, `np.split(a, k) if a is not None else [None] * n`), held as `self.` state set from a "
+        "method of the class "
         "annotated so (`self.data, self.ends = self._pack()` with `-> Tuple[np.ndarray, np.ndarray]`), or a "
         "chain through an `np.*` call or a pandas-only "
         "method such as `.isna()`), "
@@ -98,7 +101,9 @@ class HostSyncInLoop(Rule):
         "or under a test that picks one pass by the loop's own counter (`if i == 0:` in `for i, y in "
         "enumerate(ys)`, the counter unchanged by the body); a read that decides when its loop stops from "
         "state the loop carries from one pass to the next (names it rebinds from their earlier values, and "
-        "objects it changes in place: `torch.norm(r, out=n)`, `r.sub_(c)`, `q[k + 1] = r`; "
+        "objects it changes in place: `torch.norm(r, out=n)`, `r.sub_(c)`, `q[k + 1] = r`, or a "
+        "collective that fills its tensor with what the processes exchanged, `dist.all_reduce(flag)` or "
+        "`dist.broadcast(signal, 0)` from `torch.distributed` or a library's `dist` module; "
         "a `while` test on values the body recomputes, "
         "`changed = bool(...)` under `while changed:`, an `if` with a way out of the loop on a convergence "
         "test, or a scalar read into a name such a test reads through assignments, `error = ....item()` "
@@ -115,6 +120,27 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # a stop test on a tensor exchanged in place between processes: through the torch module, an
+        # imported function, a library's ``dist`` module
+        "import torch\nimport torch.distributed as dist\ndef f(state):\n    done = False\n"
+        "    while not done:\n        flag = torch.tensor([0])\n        dist.all_reduce(flag)\n"
+        "        done = flag.item() == 1\n",
+        "import torch\nfrom torch.distributed import broadcast\ndef f(signal, closure):\n    while True:\n"
+        "        broadcast(signal, src=0)\n        if signal.item() == 0:\n            break\n        closure()\n",
+        "import torch\nfrom composer.utils import dist\ndef f(step):\n    finished = False\n"
+        "    while not finished:\n        step()\n        t = torch.tensor([1])\n"
+        "        dist.all_reduce(t, reduce_operation='MIN')\n        finished = t.item() == 1\n",
+        # SciPy's results, and a conditional whose other arm holds no tensor: directly, through a name,
+        # through a helper annotated to return an array
+        "import numpy as np\nimport torch\nfrom scipy.optimize import fmin\ndef f(objective, guesses):\n"
+        "    return [fmin(objective, x0=g, disp=False).item() for g in guesses]\n",
+        "import numpy as np\nimport torch\ndef f(preds, sizes, n):\n"
+        "    preds = preds.numpy() if preds is not None else None\n"
+        "    parts = np.split(preds, sizes) if preds is not None else [None] * n\n"
+        "    return [p.tolist() if p is not None else [] for p in parts]\n",
+        "import numpy as np\nimport torch\ndef probs(p) -> np.ndarray:\n    return np.asarray(p)\n"
+        "def f(preds, n):\n    rows = probs(preds) if preds is not None else [None] * n\n"
+        "    return [r.tolist() for r in rows]\n",
         # a tensor's layout and metadata are Python values held on the host
         "import torch\ndef f(xs: list[torch.Tensor]):\n    out = []\n    for a in xs:\n"
         "        if a.is_sparse and a._nnz() >= a.numel() // 4:\n            out.append(a.to_dense())\n"

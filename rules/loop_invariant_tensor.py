@@ -52,10 +52,16 @@ class LoopInvariantTensor(Rule):
         "torch.tensor(True)}))`, or `block = [Coupling(mask)]` then "
         "`layers += block`: an instance of a class outside torch and NumPy holds what it is given; "
         "bound to a name, as in `prior = Normal(torch.tensor(0.0), s)`, such an object is taken as a "
-        "reader of the tensor and the constructor is flagged); one wrapped into a learnable parameter or buffer "
+        "reader of the tensor and the constructor is flagged; the same holds for the result of a "
+        "function or method outside torch and NumPy that the file cannot see into and that is given "
+        "the tensor alone, which may return it, `totals[k] = state.device.tensor_to_device(torch.zeros(1))`, "
+        "and such a result also stays new by design when bound to a name the loop writes in place or "
+        "returns); one wrapped into a learnable parameter or buffer "
         "(`nn.Parameter(torch.empty(n))`, one per layer, since the wrapper does not copy); and one bound "
-        "to a name whose value the loop body writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`, or "
-        "`w = torch.empty(d, r)` then `nn.init.kaiming_uniform_(w)`), "
+        "to a name whose value the loop body writes in place (`rx = torch.eye(3)` then `rx[1, 1] = c`, "
+        "`w = torch.empty(d, r)` then `nn.init.kaiming_uniform_(w)`, or `flag = torch.zeros(1)` then a "
+        "collective that fills it, `dist.all_reduce(flag)`, from `torch.distributed` or a library's "
+        "`dist` module), "
         "keeps or stores as above, returns or yields, directly, through a view or inside a tuple, list "
         "or dict (`indices = (crow, col)` then `yield indices`). A store into a tensor or an array "
         "copies the values in and keeps nothing, so it is flagged: `out[:, i] = torch.zeros(n)` (an "
@@ -186,8 +192,37 @@ class LoopInvariantTensor(Rule):
         "import torch\ndef f():\n    for use_complex in (False, True):\n        if use_complex:\n"
         "            probe = torch.arange(6)\n        else:\n            probe = torch.ones(6)\n"
         "        check(probe)\n",
+        # exchanged in place between processes: through the torch module, an imported function, a
+        # library's ``dist`` module
+        "import torch\nimport torch.distributed as dist\ndef f(n):\n    for _ in range(n):\n"
+        "        flag = torch.zeros(1)\n        dist.all_reduce(flag)\n        print(flag)\n",
+        "import torch\nfrom torch.distributed import broadcast\ndef f(n):\n    for _ in range(n):\n"
+        "        signal = torch.ones(1)\n        broadcast(signal, 0)\n        print(signal)\n",
+        "import torch\nfrom composer.utils import dist\ndef f(n):\n    for _ in range(n):\n"
+        "        done = torch.tensor([0])\n        dist.all_reduce(done, reduce_operation='MIN')\n"
+        "        print(done)\n",
+        # stored, or held by a dict written in place, through a helper out of sight that may hand it back
+        "import torch\nfrom composer.utils import tensor_to_device\ndef f(keys, step):\n    totals = {}\n"
+        "    for key in keys:\n        totals[key] = tensor_to_device(torch.zeros(1))\n    return totals\n",
+        "import torch\ndef f(batches, out, state):\n    for b in batches:\n"
+        "        out.append(state.device.tensor_to_device(torch.zeros(3)))\n",
+        "import torch\nfrom pkg import devices\nclass T:\n    def _step(self, b, totals):\n"
+        "        totals['loss'] += b.sum()\n    def run(self, batches):\n        for b in batches:\n"
+        "            totals = {'loss': devices.to_device(torch.zeros(1))}\n            self._step(b, totals)\n",
     )
     invalid = (
+        Invalid(  # a call given more than the tensor computes from it
+            "import torch\ndef f(batches, model):\n    for b in batches:\n"
+            "        _, emb = model.prepare(torch.tensor([]).long(), b)\n        print(emb)\n",
+            ((4, 32),),
+        ),
+        Invalid(  # a helper's result only read, a collective of an unknown object, a dict handed away
+            "import torch\nfrom pkg import to_device\ndef f(batches, dist, step):\n    for b in batches:\n"
+            "        zero = to_device(torch.zeros(1))\n        print(zero + b)\n"
+            "        flag = torch.ones(1)\n        dist.all_reduce(flag)\n"
+            "        totals = {'loss': to_device(torch.zeros(1))}\n        step(b, totals)\n",
+            ((5, 26), (7, 16), (9, 37)),
+        ),
         Invalid(  # a repeated list kept in a local, rebuilt on every pass
             "import torch\ndef f(blocks, x, n):\n    for b in blocks:\n"
             "        outs = [torch.tensor(0.0)] * n\n        outs[0] = outs[0] + b(x)\n        x = outs[0]\n"
@@ -321,6 +356,7 @@ class LoopInvariantTensor(Rule):
         ancestors = self.ctx.ancestors
         value: cst.CSTNode = ancestors[-1]
         in_object = False  # held by an object built on it: only a direct store of the object keeps it
+        handed_back = False  # perhaps the tensor itself, returned by a helper out of sight
         for index in range(len(ancestors) - 2, -1, -1):
             parent = ancestors[index]
             if parent is value:  # the call an argument passed through
@@ -345,6 +381,8 @@ class LoopInvariantTensor(Rule):
                 effect = self._effect_on(outer, parent)
                 if effect is None and types.builds_object(self.ctx, outer):
                     effect, in_object = writes.RETURNED, True  # the new object holds its argument
+                elif effect is None and not in_object and self._unseen_helper(outer, parent):
+                    effect, in_object, handed_back = writes.RETURNED, True, True
                 if effect != writes.RETURNED:
                     return effect == writes.KEPT
                 value = outer  # a function of this file that returns what it is given, or an object built on it
@@ -355,9 +393,19 @@ class LoopInvariantTensor(Rule):
             elif isinstance(parent, cst.Assign | cst.AnnAssign):
                 if in_object and any(isinstance(t, cst.Name) for t in _targets(parent)):
                     # ``prior = Normal(torch.tensor(0.0), s)``, then read: the object is a reader; a name
-                    # the loop then stores (``block = [Coupling(mask)]``, ``layers += block``) keeps it
+                    # the loop then stores (``block = [Coupling(mask)]``, ``layers += block``) keeps it,
+                    # and so does one holding a helper's result that the loop writes in place
+                    # (``totals = {"loss": to_device(...)}`` then ``totals["loss"] += l``) or returns
+                    position = changed.position(parent)
                     return any(
-                        _stored_directly(t.value, loop_body) for t in _targets(parent) if isinstance(t, cst.Name)
+                        _stored_directly(t.value, loop_body)
+                        or (
+                            handed_back
+                            and position is not None
+                            and changed.uses(t.value, position, _HELD_BY_DESIGN, again=True)
+                        )
+                        for t in _targets(parent)
+                        if isinstance(t, cst.Name)
                     )
                 return self._binding_keeps(parent, changed)
             else:
@@ -378,6 +426,19 @@ class LoopInvariantTensor(Rule):
         effects = writes.callee_effects(self.ctx, call, local)
         effect = dict((id(a), e) for a, e in effects).get(id(arg)) if effects is not None else None
         return effect if effect in (writes.KEPT, writes.RETURNED) else None
+
+    def _unseen_helper(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """A function or method the file cannot see into, outside torch and NumPy, given the tensor
+        alone (``tensor_to_device(t)``, ``state.device.tensor_to_device(t)``): it may return the very
+        tensor it is given, so what is done with its result is done with the tensor. A call given more
+        (``model.prepare(t, ids)``) computes something from them."""
+        callee = self.ctx.qualname(call.func) or ""
+        return (
+            len(call.args) == 1
+            and call.args[0] is arg
+            and not callee.startswith(("torch.", "numpy."))
+            and not writes.reads_only(self.ctx, call)
+        )
 
     def _binding_keeps(self, statement: cst.Assign | cst.AnnAssign, changed: writes.Writes) -> bool:
         """Stored as an attribute or a container's item (not copied into a tensor), or bound to a name
@@ -474,6 +535,8 @@ _PARAMETERS = frozenset(
     {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"}
 )
 _FRESH_BY_DESIGN = frozenset({writes.WRITTEN, writes.KEPT, writes.RETURNED})
+#: What a loop does with an object holding the new tensor that keeps the tensor new by design.
+_HELD_BY_DESIGN = frozenset({writes.WRITTEN, writes.RETURNED})
 #: Displays whose elements an augmented assignment adds to a container.
 _DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.Dict)
 _SHARING_CONSTRUCTORS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.asarray"})

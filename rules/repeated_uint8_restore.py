@@ -49,7 +49,8 @@ class RepeatedUint8Restore(Rule):
         "another integer type (`pos.round().long().clamp(0, 255)`) keeps an index in range and restores "
         "nothing. A clamp followed by a cast, in one statement or two, is one restoration; a bare "
         "cast in a loop (byte views for "
-        "serialisation) is not flagged. Restorations in exclusive paths count once: restores in different "
+        "serialisation, an image cast for each mask drawn on it) is no restoration at all, even a second "
+        "one. Restorations in exclusive paths count once: restores in different "
         "arms of one `if`/`elif`/`else` chain, and a restore in a branch that ends in `return` or `raise`, "
         "which never runs before the code after that branch, so `if fast: return x.clamp(0, "
         "255).byte()` followed by another restore is one per call. A clip of a value known to be a NumPy "
@@ -62,6 +63,11 @@ class RepeatedUint8Restore(Rule):
     )
     fix_safety = "No fix: merging the passes changes where rounding happens, which needs a review of the kernel."
     valid = (
+        # bare casts in a loop convert for drawing: directly, through a name, through a view
+        "import torch\ndef f(image, masks, draw):\n    for m in masks:\n        draw(image.to(torch.uint8), m)\n"
+        "        draw(torch.zeros_like(image.to(torch.uint8)), m)\n",
+        "import torch\ndef f(image, masks, draw):\n    for m in masks:\n        shown = image.permute(2, 0, 1)\n"
+        "        draw(shown.byte(), m)\n        draw(shown.byte() * 0, m)\n",
         "import torch\ndef f(x):\n    return (x + 0.5).floor().clamp(0, 255).to(torch.uint8)\n",
         # unpacking and packing nibbles: casts of bit fields, no image restored
         "import torch\ndef unpack(packed):\n    low = (packed & 0b1111).to(torch.uint8)\n"
@@ -99,6 +105,11 @@ class RepeatedUint8Restore(Rule):
         "    else:\n        x = img.clamp(0, 255)\n    return x\n",
     )
     invalid = (
+        Invalid(  # a clamped cast in a loop is a restoration; a bare cast after the loop is still counted
+            "import torch\ndef f(img, masks):\n    for m in masks:\n        a = img.clamp(0, 255).byte()\n"
+            "        b = torch.clamp(img, 0, 255).byte()\n    return img.byte(), img.to(torch.uint8)\n",
+            ((5, 13), (5, 13), (6, 12), (6, 24)),
+        ),
         Invalid(  # bits shifted after the cast: the cast itself still restores the float working tensor
             "import torch\ndef f(x):\n    a = x.clamp(0, 255).byte()\n"
             "    b = (x * 0.5).clamp(0, 255).byte() >> 1\n    return a, b\n",
@@ -148,8 +159,8 @@ class RepeatedUint8Restore(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = self._restoration(node) if self.ctx.imports_torch else None
-        if kind is None:
-            return
+        if kind is None or (kind == _CAST and in_loop(self.ctx) is not None and not _after_clamp(node)):
+            return  # a bare cast in a loop converts for drawing or serialising; it restores nothing
         subject = self._subject(node)
         statement = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.SimpleStatementLine)), None)
         earlier = self._seen[-1].get((subject, kind)) if subject else None
@@ -286,3 +297,13 @@ def _number(node: cst.BaseExpression) -> float | None:
 
 def _describe(node: cst.Call) -> str:
     return f".{method_name(node)}(...)" if method_name(node) else "torch.clamp(...)"
+
+
+def _after_clamp(cast: cst.Call) -> bool:
+    """The chain the cast reads clamps first: ``x.clamp(0, 255).byte()``, ``torch.clamp(x, 0, 255).byte()``."""
+    node = cast.func.value if isinstance(cast.func, cst.Attribute) else None
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value in _CLAMPS:
+            return True
+        node = node.func.value
+    return False

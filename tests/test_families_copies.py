@@ -25,6 +25,9 @@ MAKE = (
     "def shift_(a, b):\n"
     "    a -= b\n"
     "    return a\n"
+    "\n"
+    "def place(t):\n"
+    "    return t.to('cpu')\n"
 )
 IO = (
     "import numpy as np\n"
@@ -134,3 +137,35 @@ def test_an_array_another_module_returns_is_copied_by_torch_tensor_unless_a_dtyp
         "    return a, b, c, d\n"
     )
     assert findings(tmp_path, use, "TPL105") == [("pkg/use.py", "TPL105", 6, 9), ("pkg/use.py", "TPL105", 7, 9)]
+
+
+def test_a_new_tensor_another_module_hands_back_is_kept_when_its_result_is_stored(tmp_path):
+    use = (
+        "import torch\n"
+        "from pkg.make import place\n"
+        "\n"
+        "def f(keys, batches):\n"
+        "    totals = {}\n"
+        "    for k in keys:\n"
+        "        totals[k] = place(torch.zeros(1))\n"
+        "    for b in batches:\n"
+        "        zero = place(torch.zeros(1))\n"
+        "        print(zero + b)\n"
+        "    return totals\n"
+    )
+    assert findings(tmp_path, use, "TPL106") == [("pkg/use.py", "TPL106", 9, 22)]
+
+
+def test_a_loop_over_an_array_another_module_returns_gives_elements_without_a_bridge(tmp_path):
+    use = (
+        "import torch\n"
+        "from pkg.io import read\n"
+        "from pkg.make import ramp\n"
+        "\n"
+        "def f(path):\n"
+        "    out = [torch.tensor(z) for z in read(path)]\n"
+        "    for z in read(path):\n"
+        "        out.append(torch.tensor(z))\n"
+        "    return out, ramp().detach().cpu().numpy().copy()\n"
+    )
+    assert findings(tmp_path, use, "TPL105") == [("pkg/use.py", "TPL105", 9, 17)]

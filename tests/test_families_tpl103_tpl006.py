@@ -18,8 +18,10 @@ STATS = (
     "def hist(x) -> Tuple[np.ndarray, np.ndarray]:\n    return np.histogram(x)\n\n"
     "def hist_raw(x):\n    return np.histogram(x)\n\n"
     "def load(path) -> pd.DataFrame:\n    return pd.read_csv(path)\n\n"
-    "def load_raw(path):\n    return pd.read_csv(path)\n"
+    "def load_raw(path):\n    return pd.read_csv(path)\n\n"
+    "def probabilities(p) -> np.ndarray:\n    return np.asarray(p)\n"
 )
+DIST = "import torch.distributed\n\ndef all_reduce(t, op='SUM'):\n    torch.distributed.all_reduce(t)\n"
 GEOMETRY = (
     "import torch\n\n"
     "def channels(x):\n    return x.shape[-1]\n\n"
@@ -30,11 +32,36 @@ GEOMETRY = (
 
 def lint(root: Path, module: str, code: str) -> list[tuple[str, int, int]]:
     """Findings of ``code`` in ``pkg/use.py``, next to the helpers in ``pkg/stats.py`` and ``pkg/geometry.py``."""
-    files = {"pkg/__init__.py": "", "pkg/stats.py": STATS, "pkg/geometry.py": GEOMETRY, "pkg/use.py": module}
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/stats.py": STATS,
+        "pkg/geometry.py": GEOMETRY,
+        "pkg/dist.py": DIST,
+        "pkg/use.py": module,
+    }
     return [(path, row, column) for path, found, row, column in lint_package(root, files, code) if found == code]
 
 
 # --- TPL103: code that only looks like kernel code ------------------------------------------------
+
+
+def test_a_stop_test_on_a_flag_the_project_s_dist_module_exchanges_is_loop_state(tmp_path):
+    module = (
+        "import torch\nfrom pkg import dist\n\ndef f(step):\n    done = False\n    while not done:\n"
+        "        flag = torch.ones(1)\n        dist.all_reduce(flag, op='MIN')\n        done = flag.item() == 1\n"
+        "        step(flag.item())\n"
+    )
+    assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 10, 14)]
+
+
+def test_rows_of_a_conditional_another_module_s_array_or_nones_are_no_tensors(tmp_path):
+    module = (
+        "import torch\nfrom pkg.stats import peak, probabilities\n\ndef f(preds, n):\n"
+        "    rows = probabilities(preds) if preds is not None else [None] * n\n"
+        "    peaks = peak(preds) if preds is not None else [None] * n\n"
+        "    return [r.tolist() for r in rows], [p.item() for p in peaks]\n"
+    )
+    assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 7, 41)]
 
 
 def test_reads_inside_assertions_are_checks_not_loop_work(tmp_path):

@@ -26,6 +26,24 @@ GRAD_ENABLERS = (
     | SET_GRAD_ENABLED
 )
 
+#: Collective communication calls that overwrite their first argument (a tensor, or a list they
+#: fill) with what the processes exchanged.
+COLLECTIVES = frozenset(
+    "all_reduce broadcast reduce recv irecv scatter all_gather all_gather_into_tensor reduce_scatter "
+    "reduce_scatter_tensor all_to_all all_to_all_single all_gather_object broadcast_object_list".split()
+)
+_DISTRIBUTED_MODULES = frozenset({"dist", "distributed"})
+
+
+def is_collective(qualname: str) -> bool:
+    """``torch.distributed.all_reduce`` and the same collective of a library's ``dist`` module
+    (``mmengine.dist``, ``composer.utils.dist``): each fills its first argument with the result."""
+    module, _, function = qualname.rpartition(".")
+    return function in COLLECTIVES and (
+        module.startswith("torch.distributed") or module.rpartition(".")[2] in _DISTRIBUTED_MODULES
+    )
+
+
 _F = "torch.nn.functional."
 #: Sampling, convolution, interpolation, padding and matrix products: the calls whose saved inputs cost.
 HEAVY_OPS = frozenset(

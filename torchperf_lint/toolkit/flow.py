@@ -13,9 +13,11 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.matching import int_value, is_literal, source_of
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
+from torchperf_lint.vocabulary import is_collective
 
 #: Statements after which control never reaches the next statement of the same block.
 _LEAVING = (cst.Return, cst.Raise, cst.Break)
@@ -440,7 +442,8 @@ class LoopState:
     (``r.sub_(c)``, ``q[k + 1].copy_(r)``, ``torch.norm(r, out=n)``, ``q[k] = r``), which keep their
     new values for the next pass, and what each bound name is computed from."""
 
-    def __init__(self, loop: cst.For | cst.While) -> None:
+    def __init__(self, loop: cst.For | cst.While, ctx: FileContext) -> None:
+        self._ctx = ctx
         self.bound: set[str] = set()
         self.read_first: set[str] = set()
         self.changed_in_place: set[str] = set()
@@ -528,11 +531,17 @@ class LoopState:
                 self.changed_in_place.add(root)
 
     def _note_in_place(self, statement: cst.CSTNode) -> None:
-        """The names whose objects a statement changes through an in-place method or an ``out=``."""
+        """The names whose objects a statement changes through an in-place method, an ``out=`` or a
+        collective exchange between processes."""
         for node in walk(statement):
             if not isinstance(node, cst.Call):
                 continue
             func = node.func
+            qualname = self._ctx.qualname(func)
+            if qualname is not None and is_collective(qualname) and node.args and node.args[0].keyword is None:
+                root = _plain_root(node.args[0].value)  # ``dist.all_reduce(flag)`` exchanges ``flag``
+                if root is not None:
+                    self.changed_in_place.add(root)
             method = func.attr.value if isinstance(func, cst.Attribute) else ""
             if method.endswith("_") and not method.startswith("_"):
                 root = _plain_root(func.value)  # type: ignore[attr-defined]
@@ -611,12 +620,12 @@ def exits_loop(branch: cst.If, kinds: tuple[type, ...] = _LEAVING) -> bool:
     return False
 
 
-def loop_state(ctx, loop: cst.For | cst.While) -> LoopState:
+def loop_state(ctx: FileContext, loop: cst.For | cst.While) -> LoopState:
     """The carried state of ``loop``, computed once per loop."""
     key = ("loop-state", id(loop))
     found = ctx.facts.get(key)
     if found is None:
-        found = ctx.facts[key] = LoopState(loop)
+        found = ctx.facts[key] = LoopState(loop, ctx)
     return found
 
 

@@ -78,6 +78,8 @@ _PICK_BUILTINS = frozenset({"sum", "min", "max"})
 _VALUE_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+#: Libraries whose functions take and return NumPy values, never tensors.
+_NUMPY_LIBRARIES = ("scipy.", "sklearn.")
 #: NumPy scalar types: calling one gives a number, not an array.
 #: OpenCV functions that return numbers, rectangles or flags rather than arrays.
 _CV2_NOT_ARRAYS = frozenset(
@@ -376,8 +378,7 @@ class _Evaluator:
         if kind is cst.Comparison:
             return self._comparison(node)  # type: ignore[arg-type]
         if kind is cst.IfExp:
-            body = self.kind(node.body)  # type: ignore[attr-defined]
-            return body if body == self.kind(node.orelse) else None  # type: ignore[attr-defined]
+            return self._conditional(node)  # type: ignore[arg-type]
         if kind is cst.Tuple or kind is cst.List:
             return self._sequence(node)  # type: ignore[arg-type]
         if kind is cst.Dict:
@@ -387,6 +388,16 @@ class _Evaluator:
         if kind is cst.DictComp:  # ``{p: np.zeros(n) for p in props}``: its targets shadow the scope's names
             return self._dict_comprehension(node)  # type: ignore[arg-type]
         return None
+
+    def _conditional(self, node: cst.IfExp) -> Kind:
+        """The kind both arms share; an array (or a frame) when the other arm holds no tensor at all
+        (``p.numpy() if p is not None else None``, ``np.split(a, k) if a is not None else [None] * n``)."""
+        body, orelse = self.kind(node.body), self.kind(node.orelse)
+        if body == orelse:
+            return body
+        if body in (ARRAY, FRAME) and _holds_no_tensor(node.orelse):
+            return body
+        return orelse if orelse in (ARRAY, FRAME) and _holds_no_tensor(node.body) else None
 
     def _dict_comprehension(self, node: cst.DictComp) -> Kind:
         saved = dict(self.local)
@@ -612,6 +623,17 @@ def _join(kinds: set[Kind]) -> Kind:
     return rest.pop() if len(rest) == 1 and len(kinds) == 2 and rest <= {ARRAY, FRAME} else None
 
 
+def _holds_no_tensor(node: cst.BaseExpression) -> bool:
+    """``None``, a constant, or a display of them (``[None] * n``, ``[]``): no tensor at all."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        return _holds_no_tensor(node.left) or _holds_no_tensor(node.right)
+    if isinstance(node, cst.List | cst.Tuple):
+        return all(isinstance(e, cst.Element) and _holds_no_tensor(e.value) for e in node.elements)
+    return isinstance(node, cst.BaseNumber | cst.BaseString) or (
+        isinstance(node, cst.Name) and node.value in ("None", "True", "False")
+    )
+
+
 def _mapping_method(method: str, value: Kind) -> Kind:
     """What a method of a dict whose values are of kind ``value`` returns."""
     if method in ("get", "pop", "setdefault"):
@@ -670,6 +692,8 @@ def _function_kind(qualname: str) -> Kind:
         return None if qualname.rpartition(".")[2].startswith("is_") else FRAME
     if qualname.startswith("numpy.") and not qualname.startswith("numpy.typing"):
         return None if qualname in _NUMPY_SCALARS else ARRAY
+    if qualname.startswith(_NUMPY_LIBRARIES):  # SciPy and scikit-learn compute on NumPy values
+        return ARRAY if qualname.rpartition(".")[2][:1].islower() else None
     if qualname.startswith("cv2."):  # OpenCV works on NumPy arrays and returns them
         name = qualname.rpartition(".")[2]
         return ARRAY if name[:1].islower() and name not in _CV2_NOT_ARRAYS else None

@@ -41,6 +41,7 @@ from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit import types
 from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.traversal import children, walk
+from torchperf_lint.vocabulary import is_collective
 
 WRITTEN, KEPT, RETURNED, VIEWED, MUTATED, PASSED = "written", "kept", "returned", "viewed", "mutated", "passed"
 
@@ -586,11 +587,13 @@ class _Collector:
         elif kind is cst.For or kind is cst.While:
             self.loop_starts[id(node)] = self.position
             if kind is cst.For:
-                self._bind(node.target, node.iter, node)  # type: ignore[attr-defined]
+                for target, source in self._loop_pairs(node.target, node.iter):  # type: ignore[attr-defined]
+                    self._bind(target, source, node)
         elif kind in _ALL_COMPREHENSIONS:  # the targets hold for the element, which comes first in the source
             comp_for = node.for_in  # type: ignore[attr-defined]
             while comp_for is not None:
-                self._bind(comp_for.target, comp_for.iter, None)
+                for target, source in self._loop_pairs(comp_for.target, comp_for.iter):
+                    self._bind(target, source, None)
                 comp_for = comp_for.inner_for_in
         elif kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
             self.suites.append(id(node))
@@ -641,8 +644,11 @@ class _Collector:
             self._event(self.shared(value), KEPT)
             return
         qualname = ctx.qualname(func)
-        if qualname is not None and qualname.startswith("torch.") and _in_place_name(qualname):
-            if call.args and call.args[0].keyword is None:  # ``nn.init.kaiming_uniform_(w)`` fills ``w``
+        if qualname is not None and (
+            (qualname.startswith("torch.") and _in_place_name(qualname)) or is_collective(qualname)
+        ):
+            # ``nn.init.kaiming_uniform_(w)`` fills ``w``; ``dist.all_reduce(t)`` replaces ``t``'s values
+            if call.args and call.args[0].keyword is None:
                 self._event(self.shared(call.args[0].value), WRITTEN)
         elif isinstance(func, cst.Attribute):
             method = func.attr.value
@@ -681,7 +687,9 @@ class _Collector:
 
     # --- bindings -----------------------------------------------------------------------------
 
-    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression, statement: cst.CSTNode | None) -> None:
+    def _bind(
+        self, target: cst.BaseExpression, value: cst.BaseExpression | None, statement: cst.CSTNode | None
+    ) -> None:
         """Record what ``target`` holds after ``statement``: aliases of the names its value shares
         memory with, or a rebinding to a new value."""
         facts = self.facts
@@ -704,6 +712,29 @@ class _Collector:
                     facts.aliases.setdefault(source, []).append((position, name))
             if name not in shared:
                 facts.rebinds.setdefault(name, []).append((position, block))
+
+    def _loop_pairs(
+        self, target: cst.BaseExpression, iterable: cst.BaseExpression
+    ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+        """What each part of a loop target shares memory with: ``a, b`` in ``zip(xs, ys)`` take items
+        of ``xs`` and of ``ys`` respectively (``i, x`` in ``enumerate(xs)``: a counter and items of
+        ``xs``), so a write through ``a`` changes nothing of ``ys``; with any other iterable, all of it."""
+        whole: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = [(target, iterable)]
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+            return whole
+        name = iterable.func.value
+        if name not in ("zip", "enumerate") or self.ctx.qualname(iterable.func) is not None:
+            return whole
+        if any(arg.keyword is not None or arg.star for arg in iterable.args) or not iterable.args:
+            return whole
+        sources: list[cst.BaseExpression | None] = [arg.value for arg in iterable.args]
+        if name == "enumerate":
+            sources = [None, sources[0]]
+        if not isinstance(target, cst.Tuple | cst.List) or len(target.elements) != len(sources):
+            return whole
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return whole
+        return [(element.value, source) for element, source in zip(target.elements, sources, strict=True)]
 
     def shared(self, node: cst.BaseExpression | None) -> set[str]:
         """The names whose memory the value of ``node`` may share: itself, a view or subscript of one,
