@@ -8,7 +8,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import exits_loop, loop_state, read_names, runs_at_most_once
 from torchperf_lint.toolkit.functions import enclosing_loops, in_loop
-from torchperf_lint.toolkit.matching import method_name, walk
+from torchperf_lint.toolkit.matching import is_literal, method_name, walk
 from torchperf_lint.toolkit.types import ARRAY, FRAME, TENSOR, bound_value, kind_of
 
 _TO_PYTHON = frozenset({"item", "tolist"})
@@ -106,7 +106,8 @@ class HostSyncInLoop(Rule):
         "`dist.broadcast(signal, 0)` from `torch.distributed` or a library's `dist` module; "
         "a `while` test on values the body recomputes, "
         "`changed = bool(...)` under `while changed:`, an `if` with a way out of the loop on a convergence "
-        "test, or a scalar read into a name such a test reads through assignments, `error = ....item()` "
+        "test or one that sets a flag such a test reads (`if err < eps: converged = True`), or a scalar "
+        "read into a name such a test reads through assignments, `error = ....item()` "
         "then `if error < tol: break`, or a count the stop test reads brought up to date, `remaining -= "
         "int(ok.sum())` under `while remaining > 0:`), since that value does not exist before the loop "
         "and cannot be "
@@ -141,6 +142,15 @@ class HostSyncInLoop(Rule):
         "import numpy as np\nimport torch\ndef probs(p) -> np.ndarray:\n    return np.asarray(p)\n"
         "def f(preds, n):\n    rows = probs(preds) if preds is not None else [None] * n\n"
         "    return [r.tolist() for r in rows]\n",
+        # a convergence test that sets the flag the stop test reads: inline, through a local, in a ``while``
+        "import torch\ndef f(x, step, eps):\n    converged = False\n    for i in range(50):\n"
+        "        x = step(x)\n        if x.norm() < eps:\n            converged = True\n"
+        "        if converged:\n            break\n    return x\n",
+        "import torch\ndef f(x, step, eps):\n    done = False\n    for i in range(50):\n"
+        "        x = step(x)\n        err = x.norm()\n        if err < eps:\n            done = True\n"
+        "        if done:\n            break\n    return x\n",
+        "import torch\ndef f(x, step, eps):\n    done = False\n    while not done:\n"
+        "        x = step(x)\n        if (x.abs().max() < eps).item():\n            done = True\n    return x\n",
         # a tensor's layout and metadata are Python values held on the host
         "import torch\ndef f(xs: list[torch.Tensor]):\n    out = []\n    for a in xs:\n"
         "        if a.is_sparse and a._nnz() >= a.numel() // 4:\n            out.append(a.to_dense())\n"
@@ -302,6 +312,12 @@ class HostSyncInLoop(Rule):
         "            yield self.address[i].item(), self.ends[i].tolist()\n",
     )
     invalid = (
+        Invalid(  # a flag no stop test reads, and a flag set from a value the loop does not carry
+            "import torch\ndef f(x, step, eps, ys):\n    for i in range(50):\n        x = step(x)\n"
+            "        if x.norm() < eps:\n            small = True\n    done = False\n    for y in ys:\n"
+            "        if y.norm() < eps:\n            done = True\n        if done:\n            break\n",
+            ((5, 12), (9, 12)),
+        ),
         Invalid(  # elements of tensors a method of the class, or a function of the file, returns
             "import torch\nclass Mix:\n    def _params(self, n):\n        use = torch.zeros(n, dtype=torch.bool)\n"
             "        if self.a > 0.0:\n            use = torch.rand(n) < self.p\n"
@@ -534,14 +550,16 @@ class HostSyncInLoop(Rule):
         return any(id(a) in reported or type(a) is cst.Assert for a in self.ctx.ancestors)
 
     def _decides_stop(self, owner: cst.If | cst.While, loop: cst.CSTNode | None) -> bool:
-        """Whether ``owner``'s test decides when ``loop`` stops (a ``while`` test, or an ``if`` whose
-        branch leaves with ``break``, ``return`` or ``raise``) from state the loop carries between
-        passes: such a value does not exist before the loop, so it cannot be read once outside it."""
+        """Whether ``owner``'s test decides when ``loop`` stops (a ``while`` test, an ``if`` whose
+        branch leaves with ``break``, ``return`` or ``raise``, or one whose branch sets a flag a stop
+        test reads, ``if err < eps: converged = True``) from state the loop carries between passes:
+        such a value does not exist before the loop, so it cannot be read once outside it."""
         if not isinstance(loop, cst.For | cst.While):
             return False
-        if isinstance(owner, cst.If) and not exits_loop(owner):
+        state = loop_state(self.ctx, loop)
+        if isinstance(owner, cst.If) and not (exits_loop(owner) or state.feeds_stop(_flags_set(owner))):
             return False
-        return loop_state(self.ctx, loop).depends_on_carried(owner.test)
+        return state.depends_on_carried(owner.test)
 
     def _decides_stop_of_read(self, scalar: bool) -> bool:
         """For a read being visited: whether it sits in a test that decides when its loop stops, or is
@@ -622,6 +640,25 @@ class HostSyncInLoop(Rule):
         if method_name(node) not in REDUCTIONS and method_name(node) not in _COMPARING_METHODS:
             return False
         return kind_of(self.ctx, node.func.value) not in _NOT_TENSORS  # type: ignore[attr-defined]
+
+
+def _flags_set(branch: cst.If) -> set[str]:
+    """The names the branch's own block binds to a literal (``converged = True``)."""
+    lines = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else (branch.body,)
+    return {
+        target.target.value
+        for line in lines
+        if isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+        for small in line.body
+        if isinstance(small, cst.Assign)
+        and (
+            isinstance(small.value, cst.Integer)
+            or is_literal(small.value, "True")
+            or is_literal(small.value, "False")
+        )
+        for target in small.targets
+        if isinstance(target.target, cst.Name)
+    }
 
 
 def _sides(operand: cst.BaseExpression) -> list[cst.BaseExpression]:
