@@ -237,6 +237,17 @@ PACKAGES = {
     "stylegan2_pytorch": Package("1.9.0", "train", ("stylegan2_pytorch",)),
     "openunmix": Package("1.3.0", "train", ("openunmix",)),
     "darts": Package("0.48.1", "train", ("darts",)),
+    "skrl": Package("2.1.1", "test", ("skrl",)),
+    "brevitas": Package("0.13.4", "test", ("brevitas",)),
+    "fairchem_core": Package("2.24.0", "test", ("fairchem",)),
+    "alphafold3_pytorch": Package("0.8.3", "test", ("alphafold3_pytorch",)),
+    "sb3_contrib": Package("2.9.2", "test", ("sb3_contrib",)),
+    "tabpfn": Package("9.2.0", "test", ("tabpfn",)),
+    "super_gradients": Package("3.7.1", "test", ("super_gradients",)),
+    "deepchem": Package("2.8.0", "test", ("deepchem",)),
+    "nequip": Package("0.19.1", "test", ("nequip",)),
+    "zennit": Package("0.5.1", "test", ("zennit",)),
+    "sahi": Package("0.12.8", "test", ("sahi",)),
 }
 SPLITS = ("train", "test")
 LABELS = {"train": HERE / "realcode" / "labels.tsv", "test": HERE / "realcode" / "labels-test.tsv"}
