@@ -18,8 +18,8 @@ from torchperf_lint.toolkit.bookkeeping import (
     only_detaches,
     only_extends_text,
     only_keeps_for_backward,
-    only_raises,
     only_registers_observers,
+    only_rejects,
     only_reports,
     only_returns_tested,
     only_tallies_parameters,
@@ -38,6 +38,8 @@ _GRAD_STATE_CALLS = {
     "torch.is_inference_mode_enabled",
     "torch.autograd.grad_mode.is_grad_enabled",
 }
+#: An attribute named for a learnable parameter (``_flat_param``, ``_params``, ``weight_parameter``).
+_PARAMETER_ATTRIBUTE = re.compile(r"(?:^|_)param(?:eter)?s?$")
 #: Calls that make a branch a grad route or an inference route.
 _GRAD_HANDLERS = GRAD_GUARDS | GRAD_ENABLERS
 
@@ -75,10 +77,13 @@ class GraphPreservingFallback(Rule):
         "One test gives "
         "one finding, however many reads it combines. Exempt, because none of them is a second route: "
         'a branch that only raises (also after building its message: `msg = f"..."`, `raise '
-        "ValueError(msg)`), or only adds to the message of the error raised right after it (`if "
+        "ValueError(msg)`), or holds only `if` statements whose arms only raise (`if not grad: if not "
+        "detach: raise ValueError(...)`), or only adds to the message of the error raised right after it (`if "
         "value.requires_grad: msg += ' hint'` then `raise NotImplementedError(msg)`), which is validation; "
         "a branch that only registers gradient hooks that watch without changing the gradient (a hook "
-        "returning nothing or its argument, or a lambda calling a warning or check such as `warn_if_nan`), "
+        "returning nothing or its argument, a function of the file or a method of the class, `self._seen`, "
+        "or a `functools.partial` of one returning nothing; a lambda calling a warning or check such as "
+        "`warn_if_nan`, or a function or method that returns nothing, `lambda g: self.clear_cache()`), "
         "or that only asks torch to keep a gradient (`t.retain_grad()`), "
         "since torch refuses a hook on a tensor that does not require grad and neither pass changes (a "
         "hook returning a new gradient is a backward route and is still flagged); a branch that only returns "
@@ -106,6 +111,8 @@ class GraphPreservingFallback(Rule):
         "function returning one, or a local bound to one of these) or picked from such a collection "
         "(`p = params.get(name)`, `params[name]`, and a helper returning `next(m.parameters()).requires_grad` "
         "or the flag of `ps[0]` after `ps = list(m.parameters())`, which says whether a model trains), "
+        "or kept on an object under a name for one (`module._flat_param`, `self._centers._params`, also "
+        "through a local bound to it), "
         "which is freezing and optimizer bookkeeping. A flag passed on only as "
         "the `requires_grad=` argument of a call (`self.pos = nn.Parameter(t, requires_grad="
         "self.pos.requires_grad)`) configures the tensor the call makes: the name then holds that "
@@ -245,8 +252,47 @@ class GraphPreservingFallback(Rule):
         "    return text\n",
         "import torch\ndef f(x, n):\n    w = torch.zeros(n, requires_grad=x.requires_grad)\n"
         "    if w.numel() > 4:\n        return slow(x, w)\n    return fast(x, w)\n",
+        # validation nested in the branch: every arm of the inner tests raises; directly, through a
+        # local, through a helper of the file
+        "import torch\ndef check(detach):\n    if not torch.is_grad_enabled():\n        if not detach:\n"
+        "            raise ValueError('detach needs grad')\n    return detach\n",
+        "import torch\ndef f(x, strict):\n    needs = x.requires_grad\n    if needs:\n        if strict:\n"
+        "            msg = 'no grad'\n            raise ValueError(msg)\n        elif x.is_leaf:\n"
+        "            raise TypeError('leaf')\n    return x * 2\n",
+        "import torch\ndef _tracked(x):\n    return x.requires_grad\ndef f(x):\n    if _tracked(x):\n"
+        "        if x.dim() != 3:\n            raise ValueError('3-d')\n        else:\n"
+        "            raise TypeError('no grad')\n    return x * 2\n",
+        # hooks that return nothing: a lambda calling a method or a function that returns nothing, a
+        # method of the class, a ``functools.partial`` of a function
+        "import torch\nclass E(torch.nn.Module):\n    def clear_cache(self):\n        self._cache.clear()\n"
+        "    def forward(self, x):\n        if x.requires_grad:\n"
+        "            x.register_hook(lambda grad: self.clear_cache())\n        return x\n",
+        "import torch\nclass E(torch.nn.Module):\n    def _seen(self, grad):\n        self.count += 1\n"
+        "    def forward(self, x):\n        if x.requires_grad:\n            x.register_hook(self._seen)\n"
+        "        return x\n",
+        "import torch\nfrom functools import partial\ndef _on_grad(loud, grad):\n    if loud:\n"
+        "        print(grad.norm())\ndef _reset():\n    STATE.clear()\ndef f(x):\n    if x.requires_grad:\n"
+        "        x.register_hook(partial(_on_grad, True))\n        x.register_hook(lambda g: _reset())\n"
+        "    return x\n",
+        # a parameter kept on an object under a name for one: directly, through a local, on ``self``
+        "import torch\ndef upcast(module):\n    if module._flat_param.requires_grad:\n"
+        "        module._flat_param.data = module._flat_param.data.float()\n",
+        "import torch\ndef upcast(module):\n    param = module._flat_param\n"
+        "    if param.dtype != torch.float32 and param.requires_grad:\n        module.upcast()\n",
+        "import torch\nclass Centers(torch.nn.Module):\n    def init(self):\n"
+        "        if not self._centers._params.requires_grad:\n            self._centers._params.mul_(2)\n",
     )
     invalid = (
+        Invalid(  # an inner test that raises on one arm and works on the other; a hook that scales the
+            # gradient it is given; a buffer that is not named for a parameter
+            "import torch\ndef f(x, strict):\n    if x.requires_grad:\n        if strict:\n"
+            "            raise ValueError('no grad')\n        x = slow(x)\n    return x * 2\n"
+            "class E(torch.nn.Module):\n    def scaled(self, g):\n        return g * 2\n"
+            "    def forward(self, x):\n        if x.requires_grad:\n"
+            "            x.register_hook(lambda grad: self.scaled(grad))\n"
+            "        if self.state.buffer.requires_grad:\n            return slow(x)\n        return x\n",
+            ((3, 8), (12, 12), (14, 12)),
+        ),
         Invalid(  # a branch that returns something else than what it tested
             "import torch\ndef f(outputs, x):\n    for data in outputs:\n"
             "        if data.requires_grad:\n            return data * x\n    return x\n",
@@ -480,7 +526,7 @@ class GraphPreservingFallback(Rule):
         return self._watches
 
     def visit_If(self, node: cst.If) -> None:
-        if only_raises(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
+        if only_rejects(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
             return
         if only_extends_text(node.body) and _extends_text_or_nothing(node.orelse):
             return  # ``text += ", requires_grad=True)"`` describes the tensor; it routes nothing
@@ -679,6 +725,9 @@ def _of_parameter(ctx, read: cst.Attribute, within: cst.BaseExpression) -> bool:
     ``params[name]``): freezing and bookkeeping of parameters, not a route."""
     if _picked_from_parameters(ctx, read.value):
         return True
+    receiver = bound_value(ctx, read.value) if isinstance(read.value, cst.Name) else read.value
+    if isinstance(receiver, cst.Attribute) and _PARAMETER_ATTRIBUTE.search(receiver.attr.value):
+        return True  # ``module._flat_param``, ``self._centers._params``: a parameter kept on an object
     if not isinstance(read.value, cst.Name):
         return False
     name = read.value.value

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.flow import exits_loop, loop_state, read_names, runs_at_most_once
+from torchperf_lint.toolkit.flow import chain_head, exits_loop, loop_state, read_names, runs_at_most_once
 from torchperf_lint.toolkit.functions import enclosing_loops, in_loop
 from torchperf_lint.toolkit.matching import is_literal, method_name, walk
 from torchperf_lint.toolkit.types import ARRAY, FRAME, TENSOR, bound_value, kind_of
@@ -68,7 +68,8 @@ class HostSyncInLoop(Rule):
         "`float()` of a reduction "
         "(`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor (`float(t[i])` with `t: "
         "torch.Tensor`; an element of a tensor, as a loop or comprehension target over it, through "
-        "`zip`/`enumerate` or unpacked from it; a value of a `Dict[str, Tensor]` or of a dict literal of "
+        "`zip`/`enumerate` or a progress bar (`tqdm(t)`, `progress_bar(t)`), or unpacked from it; a value "
+        "of a `Dict[str, Tensor]` or of a dict literal of "
         "tensors; builtin `sum`, `min` or `max` over a tensor; or the result of a function of the project, or "
         "a `self.` method of the same file, that returns a tensor); and an `if` or `while` test, a conditional "
         "expression (`a if mask.any() else b`) or a comprehension's `if` that calls a reduction, "
@@ -92,7 +93,8 @@ class HostSyncInLoop(Rule):
         "method of the class "
         "annotated so (`self.data, self.ends = self._pack()` with `-> Tuple[np.ndarray, np.ndarray]`), or a "
         "chain through an `np.*` call or a pandas-only "
-        "method such as `.isna()`), "
+        "method such as `.isna()` or `.drop_duplicates()`; an element of one through a progress bar, "
+        "`for v in tqdm(values)`), "
         "whose reads are no tensor reads; a bare `.numpy()`, which is a zero-copy view of a CPU tensor; reads "
         "inside an `assert`, which checks a result (a benchmark checking each candidate before timing it) and "
         "which `python -O` removes, so it is no part of the loop's work; code that runs at most once per loop "
@@ -106,7 +108,9 @@ class HostSyncInLoop(Rule):
         "`dist.broadcast(signal, 0)` from `torch.distributed` or a library's `dist` module; "
         "a `while` test on values the body recomputes, "
         "`changed = bool(...)` under `while changed:`, an `if` with a way out of the loop on a convergence "
-        "test or one that sets a flag such a test reads (`if err < eps: converged = True`), or a scalar "
+        "test (and each `elif` of its chain, which picks the arm that runs when the loop goes on: `if "
+        "gap <= eps: break` then `elif gap > eps: x += h`) or one that sets a flag such a test reads "
+        "(`if err < eps: converged = True`), or a scalar "
         "read into a name such a test reads through assignments, `error = ....item()` "
         "then `if error < tol: break`, or a count the stop test reads brought up to date, `remaining -= "
         "int(ok.sum())` under `while remaining > 0:`), since that value does not exist before the loop "
@@ -142,6 +146,27 @@ class HostSyncInLoop(Rule):
         "import numpy as np\nimport torch\ndef probs(p) -> np.ndarray:\n    return np.asarray(p)\n"
         "def f(preds, n):\n    rows = probs(preds) if preds is not None else [None] * n\n"
         "    return [r.tolist() for r in rows]\n",
+        # every test of an ``elif`` chain with a way out decides the stop: inline, through a local, with
+        # the way out in the ``else``
+        "import torch\ndef f(n, eps):\n    x = 1.0\n    for i in range(100):\n"
+        "        c = torch.linspace(0, 1, n) ** x\n        if abs(c.mean()) <= eps:\n            break\n"
+        "        elif c.mean() > eps:\n            x += 0.001\n        else:\n            x -= 0.001\n"
+        "    return x\n",
+        "import torch\ndef f(x, step, eps):\n    for i in range(50):\n        x = step(x)\n"
+        "        gap = x.norm()\n        if gap < eps:\n            break\n        elif gap > 1e3:\n"
+        "            x = x / 2\n    return x\n",
+        "import torch\ndef f(x, step, eps):\n    size = 1.0\n    while True:\n        y = step(x, size)\n"
+        "        if torch.isnan(y).any():\n            size /= 2\n        elif (y - x).norm() > eps:\n"
+        "            x = y\n        else:\n            break\n    return x\n",
+        # values of arrays through progress bars, an imported one, one a star import brings, a keyword
+        # set up; a pandas-only method
+        "import numpy as np\nimport torch\nfrom tqdm import tqdm\ndef f(n):\n    out = []\n"
+        "    for v in tqdm(np.zeros(n)):\n        out.append(v.item())\n    return out\n",
+        "import numpy as np\nimport torch\nfrom fastprogress import *\ndef f(arr: np.ndarray):\n"
+        "    return [v.tolist() for v in progress_bar(arr, leave=False)]\n",
+        "import torch\nimport pandas as pd\nfrom tqdm.auto import tqdm\ndef f(path, cols):\n"
+        "    ids = pd.read_csv(path)[cols].drop_duplicates().values\n"
+        "    return [v.tolist() for v in tqdm(ids, desc='ids')]\n",
         # a convergence test that sets the flag the stop test reads: inline, through a local, in a ``while``
         "import torch\ndef f(x, step, eps):\n    converged = False\n    for i in range(50):\n"
         "        x = step(x)\n        if x.norm() < eps:\n            converged = True\n"
@@ -312,6 +337,12 @@ class HostSyncInLoop(Rule):
         "            yield self.address[i].item(), self.ends[i].tolist()\n",
     )
     invalid = (
+        Invalid(  # an ``elif`` chain on the pass's data alone; tensor rows through a progress bar
+            "import torch\nfrom tqdm import tqdm\ndef f(xs, eps):\n    for x in xs:\n        if x.sum() > eps:\n"
+            "            print(x)\n        elif x.mean() < 0:\n            break\n"
+            "    return [r.item() for r in tqdm(torch.zeros(3))]\n",
+            ((5, 12), (7, 14), (9, 13)),
+        ),
         Invalid(  # a flag no stop test reads, and a flag set from a value the loop does not carry
             "import torch\ndef f(x, step, eps, ys):\n    for i in range(50):\n        x = step(x)\n"
             "        if x.norm() < eps:\n            small = True\n    done = False\n    for y in ys:\n"
@@ -557,8 +588,12 @@ class HostSyncInLoop(Rule):
         if not isinstance(loop, cst.For | cst.While):
             return False
         state = loop_state(self.ctx, loop)
-        if isinstance(owner, cst.If) and not (exits_loop(owner) or state.feeds_stop(_flags_set(owner))):
-            return False
+        if isinstance(owner, cst.If):
+            # an ``elif`` belongs to its chain: when one arm of the chain leaves the loop, every test
+            # of the chain decides which arm runs (``if gap <= eps: break`` / ``elif gap > eps: x += h``)
+            head = chain_head(self.ctx.ancestors, owner)
+            if not (exits_loop(head) or state.feeds_stop(_flags_set(owner))):
+                return False
         return state.depends_on_carried(owner.test)
 
     def _decides_stop_of_read(self, scalar: bool) -> bool:

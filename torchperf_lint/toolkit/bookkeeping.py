@@ -120,6 +120,25 @@ def only_raises(body: cst.BaseSuite) -> bool:
     )
 
 
+def only_rejects(body: cst.BaseSuite) -> bool:
+    """The block only raises (`only_raises`), or holds nothing but ``if`` statements whose every arm
+    only rejects (``if not grad: if not detach: raise ValueError(...)``): when nothing is raised, the
+    block did nothing, so the test around it is validation, not a route."""
+    if only_raises(body):
+        return True
+    lines = body.body if isinstance(body, cst.IndentedBlock) else []
+    return bool(lines) and all(isinstance(line, cst.If) and _arms_reject(line) for line in lines)
+
+
+def _arms_reject(branch: cst.If) -> bool:
+    orelse = branch.orelse
+    if isinstance(orelse, cst.If):
+        rest = _arms_reject(orelse)
+    else:
+        rest = orelse is None or only_rejects(orelse.body)
+    return rest and only_rejects(branch.body)
+
+
 def only_detaches(body: cst.BaseSuite) -> bool:
     """The block only rebinds names to detached copies (``x = x.detach()``) or detaches in place."""
     statements = _small_statements(body)
@@ -294,9 +313,37 @@ def _registers_observer(ctx: FileContext, statement: cst.BaseSmallStatement) -> 
     if isinstance(hook, cst.Lambda):
         called = hook.body.func if isinstance(hook.body, cst.Call) else None
         name = called.attr.value if isinstance(called, cst.Attribute) else getattr(called, "value", "")
-        return isinstance(name, str) and any(word in name.lower() for word in _OBSERVING_WORDS)
-    definition = _definition(ctx, hook.value) if isinstance(hook, cst.Name) else None
-    return definition is not None and _returns_its_argument(definition)
+        if isinstance(name, str) and any(word in name.lower() for word in _OBSERVING_WORDS):
+            return True
+        definition = _callee(ctx, called) if called is not None else None
+        return definition is not None and _returns_nothing(definition)  # ``lambda g: self.clear_cache()``
+    if isinstance(hook, cst.Call) and ctx.qualname(hook.func) == "functools.partial" and hook.args:
+        definition = _callee(ctx, hook.args[0].value)  # ``partial(_on_grad, flag)``: its own arguments first
+        return definition is not None and _returns_nothing(definition)
+    definition = _callee(ctx, hook)
+    if definition is None:
+        return False
+    bound = isinstance(hook, cst.Attribute)  # ``self._on_grad``: the gradient comes after ``self``
+    return _returns_its_argument(definition, skip=1 if bound else 0)
+
+
+def _callee(ctx: FileContext, func: cst.BaseExpression) -> cst.FunctionDef | None:
+    """The ``def`` a hook names: a function of the enclosing function or module (``_seen``), or a
+    method of the enclosing class (``self._seen``)."""
+    if isinstance(func, cst.Name):
+        return _definition(ctx, func.value)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        owner = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
+        if owner is not None:
+            return next(
+                (
+                    node
+                    for node in owner.body.body
+                    if isinstance(node, cst.FunctionDef) and node.name.value == func.attr.value
+                ),
+                None,
+            )
+    return None
 
 
 def _definition(ctx: FileContext, name: str) -> cst.FunctionDef | None:
@@ -310,9 +357,19 @@ def _definition(ctx: FileContext, name: str) -> cst.FunctionDef | None:
     return None
 
 
-def _returns_its_argument(function: cst.FunctionDef) -> bool:
-    """Every ``return`` gives nothing or the function's first parameter back unchanged."""
-    params = function.params.params
+def _returns_nothing(function: cst.FunctionDef) -> bool:
+    """Every ``return`` gives nothing back (a hook made of it leaves the gradient as it was)."""
+    return all(
+        node.value is None or (isinstance(node.value, cst.Name) and node.value.value == "None")
+        for node in walk(function.body, into_functions=False)
+        if isinstance(node, cst.Return)
+    )
+
+
+def _returns_its_argument(function: cst.FunctionDef, skip: int = 0) -> bool:
+    """Every ``return`` gives nothing or the function's first parameter (after ``skip`` bound ones,
+    ``self`` of a method) back unchanged."""
+    params = function.params.params[skip:]
     first = params[0].name.value if params else None
     return all(
         node.value is None or (isinstance(node.value, cst.Name) and node.value.value in (first, "None"))

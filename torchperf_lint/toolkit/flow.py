@@ -553,15 +553,17 @@ class LoopState:
                     if root is not None:
                         self.changed_in_place.add(root)
 
-    def _compound(self, node: cst.CSTNode) -> None:
+    def _compound(self, node: cst.CSTNode, chain_ends: bool = False) -> None:
         if isinstance(node, cst.If):
             tested = self._read(node.test)
-            # a normal end (``break``/``return``), not a ``raise`` that rejects what the pass computed
-            if exits_loop(node, _ENDS if self._inner_loops == 0 else (cst.Return,)):
+            # a normal end (``break``/``return``), not a ``raise`` that rejects what the pass computed;
+            # the tests of an ``elif`` chain with such an arm all decide whether it is reached
+            chain_ends = chain_ends or exits_loop(node, _ENDS if self._inner_loops == 0 else (cst.Return,))
+            if chain_ends:
                 self.stop_names |= tested
             self._suite(node.body)
             if isinstance(node.orelse, cst.If):
-                self._compound(node.orelse)
+                self._compound(node.orelse, chain_ends)
             elif node.orelse is not None:
                 self._suite(node.orelse.body)
         elif isinstance(node, cst.For):
@@ -618,6 +620,16 @@ def exits_loop(branch: cst.If, kinds: tuple[type, ...] = _LEAVING) -> bool:
         if len(statements) == 1 and isinstance(statements[0], cst.If) and exits_loop(statements[0], kinds):
             return True
     return False
+
+
+def chain_head(ancestors: Sequence[cst.CSTNode], branch: cst.If) -> cst.If:
+    """The ``if`` that opens the ``elif`` chain ``branch`` belongs to (``branch`` itself when it opens
+    one); ``ancestors`` are those of a node inside ``branch``."""
+    head = branch
+    for node in reversed(ancestors):
+        if isinstance(node, cst.If) and node.orelse is head:
+            head = node
+    return head
 
 
 def loop_state(ctx: FileContext, loop: cst.For | cst.While) -> LoopState:

@@ -67,12 +67,19 @@ _NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
 #: Methods only pandas objects have: a chain through one is no tensor, whatever its receiver was.
 _PANDAS_METHODS = frozenset(
     "isna isnull notna notnull dropna fillna iterrows itertuples groupby value_counts nunique idxmax "
-    "idxmin reset_index set_index to_frame pivot_table".split()
+    "idxmin reset_index set_index to_frame pivot_table drop_duplicates sort_values sort_index".split()
 )
 _PANDAS_ATTRIBUTES = frozenset({"loc", "iloc", "at", "iat", "str", "dt"})
 _NOT_FRAME_METHODS = frozenset({"item", "tolist", "to_list", "to_dict", "to_string", "to_csv", "to_json"})
 #: Builtins that return their argument's items in a list (or an iterator over them).
 _ITEM_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed", "iter"})
+#: Progress bars that yield the items of what they wrap (``for v in tqdm(values)``); the bare names
+#: also count when a star import brings them in.
+_PROGRESS_WRAPPERS = frozenset(
+    {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "rich.progress.track"}
+    | {"fastprogress.progress_bar", "fastprogress.fastprogress.progress_bar"}
+)
+_PROGRESS_NAMES = frozenset({"tqdm", "progress_bar", "track"})
 #: Builtins that return one of their argument's items (or a sum of them): ``max(t)`` is a 0-d tensor.
 _PICK_BUILTINS = frozenset({"sum", "min", "max"})
 _VALUE_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
@@ -547,6 +554,8 @@ class _Evaluator:
     def _call(self, call: cst.Call) -> Kind:
         func = call.func
         qualname = self.ctx.qualname(func)
+        if qualname in _PROGRESS_WRAPPERS:
+            return self._items_of_first(call)
         if qualname is not None:
             return _function_kind(qualname) or project_kind(self.ctx.kernel.returns.get(qualname))
         callee = self._callee(func)
@@ -576,6 +585,8 @@ class _Evaluator:
 
     def _builtin(self, name: str, call: cst.Call) -> Kind:
         """``max(t)`` is a 0-d tensor, ``zip(a, b)`` pairs the items of both, ``list(t)`` holds rows."""
+        if name in _PROGRESS_NAMES:  # ``progress_bar(values, leave=False)``: keywords set up the bar
+            return self._items_of_first(call)
         # ``zip(a, b, strict=True)`` pairs the same items; any other keyword or star is unknown here
         given = [arg for arg in call.args if not (name == "zip" and arg.keyword and arg.keyword.value == "strict")]
         args = [arg.value for arg in given if not arg.star and arg.keyword is None]
@@ -595,6 +606,14 @@ class _Evaluator:
             item = item_kind(self.kind(args[0]))
             return (ITEMS, item) if item is not None else None
         return None
+
+    def _items_of_first(self, call: cst.Call) -> Kind:
+        """A progress bar's items: those of the iterable it wraps (its first positional argument)."""
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword is not None or first.star:
+            return None
+        item = item_kind(self.kind(first.value))
+        return (ITEMS, item) if item is not None else None
 
     def _callee(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
         """The function of this file a call names: ``helper(...)`` at module level (unless the scope
