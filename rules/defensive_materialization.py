@@ -109,7 +109,8 @@ class DefensiveMaterialization(Rule):
         "control-flow operator of the compiler (`torch.while_loop`, `torch.cond`), whose operands must not "
         "alias; what was copied, or the value it views, is written in place after the copy (`before = "
         "x.clone()` then `x.add_(1)`; `v = buf[0]`, `c = v.clone()`, then `buf.zero_()`; `g[..., 0] = 2 * "
-        "g[..., 0].clone()` and `t /= t[:, 2].clone() + eps`, whose store comes after the read), so the "
+        "g[..., 0].clone()` and `t /= t[:, 2].clone() + eps`, whose store comes after the read; "
+        "`self.queue.clone()` then `self._enqueue(k)`, a method of the class that writes `self.queue`), so the "
         "copy keeps the old values an operation "
         "may have saved; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`, "
         "`d.update({k: y})`, `setattr(obj, name, y)`) or stored as an attribute or a container's item (`self.y "
@@ -117,7 +118,9 @@ class DefensiveMaterialization(Rule):
         "operation that needs contiguous memory (`.view(...)`, also of a slice of it, `torch.view_as_complex`, "
         "a compiled extension "
         "under `torch.ops` or a backend's `ops` namespace (`torch.tpu.ops`), "
-        "a `torch.distributed` collective, a nested tensor's `.values()`, or `.clone()`, "
+        "a `torch.distributed` collective, a nested tensor's `.values()`, `.data_ptr()`, which hands the "
+        "memory to code that walks it by its own layout (a C kernel through `ctypes`, also inside a helper "
+        "of the file), or `.clone()`, "
         "which keeps the strides it is given) or makes the same copy itself (softmax and log-softmax, a "
         "convolution's weight, the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`, `F.fold` and "
         "`F.unfold`, `torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an "
@@ -248,6 +251,23 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(self):\n    w = self.weight.clone()\n    self.step()\n    return self.weight - w\n",
         "import torch\ndef f(grid, w):\n    grid[..., 0] = (2.0 * grid[..., 0].clone() + 1.0) / w\n"
         "    return grid\n",
+        # module state a method of the class writes after the copy: inline in a call, bound, in place
+        "import torch\nclass Moco(torch.nn.Module):\n    def _enqueue(self, k):\n"
+        "        self.queue[:, :k.shape[0]] = k.T\n    def loss(self, q, k):\n"
+        "        neg = torch.einsum('nc,ck->nk', [q, self.queue.clone().detach()])\n        self._enqueue(k)\n"
+        "        return neg\n",
+        "import torch\nclass Bank(torch.nn.Module):\n    def _roll(self):\n"
+        "        self.bank.copy_(torch.roll(self.bank, 1, 0))\n    def loss(self, q):\n"
+        "        old = self.bank.clone()\n        self._roll()\n        return q @ old\n",
+        "import torch\nclass Bank(torch.nn.Module):\n    def _decay(self):\n        self.bank *= 0.9\n"
+        "    def loss(self, q):\n        out = q @ self.bank.clone().T\n        self._decay()\n"
+        "        return out\n",
+        # a contiguous copy whose memory goes to a C kernel by pointer: directly, bound, through a helper
+        "import ctypes as ct\nimport torch\ndef f(x, lib):\n    lib.run(ct.c_void_p(x.contiguous().data_ptr()))\n",
+        "import torch\ndef f(x, lib):\n    y = x.transpose(0, 1).contiguous()\n    lib.run(y.data_ptr())\n",
+        "import ctypes as ct\nimport torch\ndef get_ptr(a):\n    return ct.c_void_p(a.data_ptr())\n"
+        "def f(b, lib):\n    if not b.is_contiguous():\n        b = b.contiguous()\n"
+        "    lib.igemm(get_ptr(b), ct.c_int32(b.stride()[1]))\n",
         # a method of the same class called on ``self`` that writes its parameter, or hands it on
         "import torch\nclass W:\n    def f(self, x):\n        c = x.clone()\n        self._fill(c)\n"
         "        return c.sum()\n    def _fill(self, t):\n        t.zero_()\n",
@@ -332,6 +352,15 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # the method called after the copy writes other state, or runs before the copy; only
+            # the strides of the copy are read
+            "import torch\nclass Moco(torch.nn.Module):\n    def _enqueue(self, k):\n"
+            "        self.queue[:, :k.shape[0]] = k.T\n    def _note(self, k):\n        self.seen.append(len(k))\n"
+            "    def loss(self, q, k):\n        self._enqueue(k)\n        a = q @ self.queue.clone()\n"
+            "        b = q @ self.queue.clone()\n        self._note(k)\n        return a + b\n"
+            "def strides(x):\n    y = x.transpose(0, 1).contiguous()\n    return y.stride()[0] + y.sum()\n",
+            ((9, 17), (10, 17), (14, 9)),
+        ),
         Invalid(  # a write through the other side of a ``zip`` or ``enumerate`` changes nothing of the source
             "import torch\ndef f(dst, src, n):\n    w = src.w.flatten().clone() / n\n"
             "    for (_, a), (_, b) in zip(dst.named_parameters(), src.named_parameters()):\n"
@@ -638,7 +667,45 @@ class DefensiveMaterialization(Rule):
             return False
         held = facts.held_at(original, where)
         viewed = _viewed_name(held[0]) if held is not None else None
-        return any(facts.uses(name, where, _WRITTEN) for name in {original, viewed} if name is not None)
+        if any(facts.uses(name, where, _WRITTEN) for name in {original, viewed} if name is not None):
+            return True
+        state = self_attribute(receiver)
+        return state is not None and any(
+            facts.calls.get(id(found), -1) > where and self._method_writes_state(found, state)
+            for found in walk(function.body if function is not None else self.ctx.module)
+            if isinstance(found, cst.Call)
+        )
+
+    def _method_writes_state(self, call: cst.Call, state: str) -> bool:
+        """``self._dequeue_and_enqueue(k)`` where that method of the class writes ``self.queue``
+        (``self.queue[:, ptr] = keys.T``, ``self.queue.copy_(...)``): a clone of the state taken
+        before the call keeps the values the call overwrites."""
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        ):
+            return False
+        owner = next((node for node in reversed(self.ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
+        method = next(
+            (
+                node
+                for node in (owner.body.body if owner is not None else ())
+                if isinstance(node, cst.FunctionDef) and node.name.value == func.attr.value
+            ),
+            None,
+        )
+        if method is None:
+            return False
+        for found in walk(method.body):
+            if isinstance(found, cst.Assign | cst.AugAssign):
+                targets = [t.target for t in found.targets] if isinstance(found, cst.Assign) else [found.target]
+                if any(not isinstance(t, cst.Name) and self_attribute(t) == state for t in targets):
+                    return True
+            elif isinstance(found, cst.Call) and isinstance(found.func, cst.Attribute):
+                name = found.func.attr.value
+                if name.endswith("_") and not name.endswith("__") and self_attribute(found.func.value) == state:
+                    return True
+        return False
 
     def _holds_view(self, node: cst.Call, receiver: cst.BaseExpression, method: str) -> bool:
         """A name last bound to a view (``v = x.permute(0, 2, 1)``), or to a value sharing a parameter's

@@ -114,8 +114,9 @@ _PROPERTY_ATTRIBUTES = frozenset(
 #: no extra pass.
 #: ``clone`` is here because it keeps a strided receiver's strides: ``x.contiguous().clone()`` is how
 #: a contiguous private copy is spelled, and dropping the ``.contiguous()`` changes the clone's layout.
-#: A nested tensor's ``values()`` needs it contiguous.
-CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "clone", "values"})
+#: A nested tensor's ``values()`` needs it contiguous. ``data_ptr`` hands the memory to code that walks
+#: it by a layout of its own (a C kernel through ``ctypes``), which is what the copy was made for.
+CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "clone", "values", "data_ptr"})
 #: Operations along one axis, given as ``dim=``, whose CPU kernels run far faster on contiguous memory
 #: than along a permuted axis, so a copy feeding them pays for itself. Profiled on one thread, over the
 #: last axis of a channels-last view of a (4, 3, 256, 256) tensor: a vector norm took 29 ms on the view
