@@ -8,7 +8,7 @@ import libcst as cst
 
 from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.bookkeeping import is_report, only_raises, only_reports
+from torchperf_lint.toolkit.bookkeeping import arms_only_reject, is_report, only_raises, only_rejects, only_reports
 from torchperf_lint.toolkit.matching import (
     conjuncts,
     is_literal,
@@ -813,7 +813,7 @@ def _other_arm_routes(orelse: cst.If | cst.Else | None) -> bool:
     """An ``else`` (or ``elif``) that does more than reject or fall back to the CPU."""
     if isinstance(orelse, cst.Else):
         return not _falls_back_to_cpu(orelse.body)
-    if not isinstance(orelse, cst.If) or _arms_only_reject(orelse):
+    if not isinstance(orelse, cst.If) or arms_only_reject(orelse, _rejects):
         return False
     # ``elif x.device.type == "cuda":`` is reported itself: the chain is one route choice
     return not any(_names_non_cpu(n) for n in walk(orelse.test) if isinstance(n, cst.BaseExpression))
@@ -831,26 +831,6 @@ def _rejects(body: cst.BaseSuite) -> bool:
         return False
     last = [n for n in walk(body) if isinstance(n, cst.Raise)][-1]
     return last.exc is not None
-
-
-def _only_rejects(body: cst.BaseSuite) -> bool:
-    """The block rejects (see ``_rejects``), or holds only ``if`` statements each of whose arms only
-    rejects, with or without an ``else`` (``if a.index != b.index: raise ...``): every way through
-    it raises or does nothing."""
-    if _rejects(body):
-        return True
-    lines = body.body if isinstance(body, cst.IndentedBlock) else []
-    return bool(lines) and all(isinstance(line, cst.If) and _arms_only_reject(line) for line in lines)
-
-
-def _arms_only_reject(branch: cst.If) -> bool:
-    orelse = branch.orelse
-    rest = (
-        orelse is None
-        or (isinstance(orelse, cst.Else) and _only_rejects(orelse.body))
-        or (isinstance(orelse, cst.If) and _arms_only_reject(orelse))
-    )
-    return rest and _only_rejects(branch.body)
 
 
 def _only_shown(ancestors: list[cst.CSTNode]) -> bool:
@@ -980,7 +960,7 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
         if isinstance(node, cst.If) and child is node.test:
             # nested checks count when every arm only rejects: an ``else`` that does something else
             # means the device picks between two ways
-            if _rejects(node.body) or only_reports(node.body) or _arms_only_reject(node):
+            if _rejects(node.body) or only_reports(node.body) or arms_only_reject(node, _rejects):
                 return True
             return _guards_a_refusal(node, ancestors)
         if isinstance(node, cst.IfExp) and child is node.test:
@@ -1009,7 +989,7 @@ def _guards_a_refusal(branch: cst.If, ancestors: list[cst.CSTNode]) -> bool:
     if not guards or not any(line is branch for line in function.body.body) or not lines:
         return False
     rest = function.body.with_changes(body=lines)
-    return _rejects(rest) or only_reports(rest) or _only_rejects(rest)
+    return _rejects(rest) or only_reports(rest) or only_rejects(rest, _rejects)
 
 
 def _returns_nothing(body: cst.BaseSuite) -> bool:

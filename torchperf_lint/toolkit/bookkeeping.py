@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -120,23 +121,25 @@ def only_raises(body: cst.BaseSuite) -> bool:
     )
 
 
-def only_rejects(body: cst.BaseSuite) -> bool:
-    """The block only raises (`only_raises`), or holds nothing but ``if`` statements whose every arm
-    only rejects (``if not grad: if not detach: raise ValueError(...)``): when nothing is raised, the
-    block did nothing, so the test around it is validation, not a route."""
-    if only_raises(body):
+def only_rejects(body: cst.BaseSuite, rejects: Callable[[cst.BaseSuite], bool] = only_raises) -> bool:
+    """The block rejects (``rejects``: by default it only raises, `only_raises`), or holds nothing but
+    ``if`` statements every arm of which only rejects (``if not grad: if not detach: raise
+    ValueError(...)``): every way through it raises or does nothing, so the test around it is
+    validation, not a route."""
+    if rejects(body):
         return True
     lines = body.body if isinstance(body, cst.IndentedBlock) else []
-    return bool(lines) and all(isinstance(line, cst.If) and _arms_reject(line) for line in lines)
+    return bool(lines) and all(isinstance(line, cst.If) and arms_only_reject(line, rejects) for line in lines)
 
 
-def _arms_reject(branch: cst.If) -> bool:
+def arms_only_reject(branch: cst.If, rejects: Callable[[cst.BaseSuite], bool] = only_raises) -> bool:
+    """Every arm of ``branch`` (its body, each ``elif`` and the ``else``, if any) only rejects."""
     orelse = branch.orelse
     if isinstance(orelse, cst.If):
-        rest = _arms_reject(orelse)
+        rest = arms_only_reject(orelse, rejects)
     else:
-        rest = orelse is None or only_rejects(orelse.body)
-    return rest and only_rejects(branch.body)
+        rest = orelse is None or only_rejects(orelse.body, rejects)
+    return rest and only_rejects(branch.body, rejects)
 
 
 def only_detaches(body: cst.BaseSuite) -> bool:
