@@ -118,9 +118,10 @@ class DefensiveMaterialization(Rule):
         "operation that needs contiguous memory (`.view(...)`, also of a slice of it, `torch.view_as_complex`, "
         "a compiled extension "
         "under `torch.ops` or a backend's `ops` namespace (`torch.tpu.ops`), "
-        "a `torch.distributed` collective, a nested tensor's `.values()`, `.data_ptr()`, which hands the "
-        "memory to code that walks it by its own layout (a C kernel through `ctypes`, also inside a helper "
-        "of the file), or `.clone()`, "
+        "a `torch.distributed` collective, a nested tensor's `.values()`, `.data_ptr()`, `__dlpack__()` "
+        "and `torch.utils.dlpack.to_dlpack`, which hand the memory to code that walks it by its own layout "
+        "(a C kernel through `ctypes`, JAX through DLPack; also inside a helper of the file), or "
+        "`.clone()`, "
         "which keeps the strides it is given) or makes the same copy itself (softmax and log-softmax, a "
         "convolution's weight, the real-to-complex FFTs `torch.fft.rfft`/`rfft2`/`rfftn`, `F.fold` and "
         "`F.unfold`, `torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an "
@@ -262,6 +263,12 @@ class DefensiveMaterialization(Rule):
         "import torch\nclass Bank(torch.nn.Module):\n    def _decay(self):\n        self.bank *= 0.9\n"
         "    def loss(self, q):\n        out = q @ self.bank.clone().T\n        self._decay()\n"
         "        return out\n",
+        # a contiguous copy exported through DLPack: inline, bound, the capsule method
+        "import torch\nimport torch.utils.dlpack as torch_dlpack\nimport jax.dlpack as jax_dlpack\n"
+        "def f(tensor):\n    return jax_dlpack.from_dlpack(torch_dlpack.to_dlpack(tensor.contiguous()))\n",
+        "import torch\nfrom torch.utils.dlpack import to_dlpack\ndef f(tensor, other):\n"
+        "    t = tensor.contiguous()\n    return other.from_dlpack(to_dlpack(t))\n",
+        "import torch\ndef f(tensor, other):\n    return other.from_dlpack(tensor.contiguous().__dlpack__())\n",
         # a contiguous copy whose memory goes to a C kernel by pointer: directly, bound, through a helper
         "import ctypes as ct\nimport torch\ndef f(x, lib):\n    lib.run(ct.c_void_p(x.contiguous().data_ptr()))\n",
         "import torch\ndef f(x, lib):\n    y = x.transpose(0, 1).contiguous()\n    lib.run(y.data_ptr())\n",

@@ -22,6 +22,7 @@ from torchperf_lint.toolkit.bookkeeping import (
     only_rejects,
     only_reports,
     only_returns_tested,
+    only_sets_grad_flags,
     only_tallies_parameters,
 )
 from torchperf_lint.toolkit.exemptions import tests_apply
@@ -91,6 +92,10 @@ class GraphPreservingFallback(Rule):
         "records); in a custom "
         "`torch.autograd.Function`'s `forward`, a branch that only keeps values on the context for the "
         "backward (`ctx.opt = opt`, `ctx.save_for_backward(x)`), which computes the output the same way; "
+        "a branch that does nothing (`pass`) or only turns autograd flags off (`pos.requires_grad_(False)` "
+        "restoring the caller's flag, `t.requires_grad = False`), where the same operations run either way "
+        "(turning them on, `if not x.requires_grad: x.requires_grad_()`, makes what follows record a graph "
+        "and is flagged); "
         "a branch that only warns, logs or prints, only extends text a name holds (`text = "
         "text[:-1] + ', requires_grad=True)'` in a repr; binding a fresh literal such as `mode = 'graph'` "
         "may pick a route later and is flagged), or only "
@@ -274,6 +279,13 @@ class GraphPreservingFallback(Rule):
         "        print(grad.norm())\ndef _reset():\n    STATE.clear()\ndef f(x):\n    if x.requires_grad:\n"
         "        x.register_hook(partial(_on_grad, True))\n        x.register_hook(lambda g: _reset())\n"
         "    return x\n",
+        # a branch that does nothing or only restores a flag: ``pass``, through a local, an attribute
+        "import torch\ndef f(x):\n    if not torch.is_grad_enabled():\n        pass\n    return x * 2\n",
+        "import torch\ndef forces(pos, energy):\n    did = pos.requires_grad\n    pos.requires_grad_(True)\n"
+        "    out = energy(pos)\n    if not did:\n        pos.requires_grad_(False)\n    return out\n",
+        "import torch\nclass M:\n    def run(self, fn):\n        was = self.x.requires_grad\n"
+        "        y = fn(self.x)\n        if not was:\n            self.x.requires_grad = False\n"
+        "        return y\n",
         # a parameter kept on an object under a name for one: directly, through a local, on ``self``
         "import torch\ndef upcast(module):\n    if module._flat_param.requires_grad:\n"
         "        module._flat_param.data = module._flat_param.data.float()\n",
@@ -283,6 +295,11 @@ class GraphPreservingFallback(Rule):
         "        if not self._centers._params.requires_grad:\n            self._centers._params.mul_(2)\n",
     )
     invalid = (
+        Invalid(  # turning recording on in the branch: what follows records a graph
+            "import torch\ndef f(x, model):\n    if not x.requires_grad:\n        x.requires_grad_()\n"
+            "    if x.requires_grad is False:\n        x.requires_grad = True\n    return model(x)\n",
+            ((3, 12), (5, 8)),
+        ),
         Invalid(  # an inner test that raises on one arm and works on the other; a hook that scales the
             # gradient it is given; a buffer that is not named for a parameter
             "import torch\ndef f(x, strict):\n    if x.requires_grad:\n        if strict:\n"
@@ -343,7 +360,7 @@ class GraphPreservingFallback(Rule):
         ),
         Invalid("import torch\ny = a(x) if torch.is_grad_enabled() else b(x)\n", ((2, 13),)),
         Invalid(
-            "from torch import is_inference_mode_enabled as inf\nif not inf():\n    pass\n",
+            "from torch import is_inference_mode_enabled as inf\nif not inf():\n    y = slow(x)\n",
             ((2, 8),),
         ),
         Invalid(
@@ -535,6 +552,7 @@ class GraphPreservingFallback(Rule):
             or only_collects_names(node.body)
             or only_tallies_parameters(node.body)
             or only_registers_observers(self.ctx, node.body)
+            or only_sets_grad_flags(node.body)
         ):
             return  # ``if not p.requires_grad: logger.warning(...)`` tells, it routes nothing
         if self.ctx.parent is not None and only_amends_a_raise(node, self.ctx.parent):

@@ -8,7 +8,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.flow import chain_head, exits_loop, loop_state, read_names, runs_at_most_once
 from torchperf_lint.toolkit.functions import enclosing_loops, in_loop
-from torchperf_lint.toolkit.matching import is_literal, method_name, walk
+from torchperf_lint.toolkit.matching import int_value, is_literal, method_name, walk
 from torchperf_lint.toolkit.types import ARRAY, FRAME, TENSOR, bound_value, kind_of
 
 _TO_PYTHON = frozenset({"item", "tolist"})
@@ -109,7 +109,9 @@ class HostSyncInLoop(Rule):
         "a `while` test on values the body recomputes, "
         "`changed = bool(...)` under `while changed:`, an `if` with a way out of the loop on a convergence "
         "test (and each `elif` of its chain, which picks the arm that runs when the loop goes on: `if "
-        "gap <= eps: break` then `elif gap > eps: x += h`) or one that sets a flag such a test reads "
+        "gap <= eps: break` then `elif gap > eps: x += h`), any such test in a `while True:` loop, which "
+        "ends only through them (a rejection sampler drawing until a draw passes), or one that sets a flag "
+        "such a test reads "
         "(`if err < eps: converged = True`), or a scalar "
         "read into a name such a test reads through assignments, `error = ....item()` "
         "then `if error < tol: break`, or a count the stop test reads brought up to date, `remaining -= "
@@ -158,6 +160,14 @@ class HostSyncInLoop(Rule):
         "import torch\ndef f(x, step, eps):\n    size = 1.0\n    while True:\n        y = step(x, size)\n"
         "        if torch.isnan(y).any():\n            size /= 2\n        elif (y - x).norm() > eps:\n"
         "            x = y\n        else:\n            break\n    return x\n",
+        # a ``while True:`` loop ends only through its tests: a reduction, a scalar read into a name,
+        # ``while 1:``
+        "import torch\ndef f(n):\n    while True:\n        perm = torch.randperm(n)\n"
+        "        if not torch.all(perm == torch.arange(n)):\n            return perm\n",
+        "import torch\ndef f(g, pct):\n    while True:\n        noise = torch.randn(1, generator=g)\n"
+        "        if noise.abs().max() < pct:\n            return noise\n",
+        "import torch\ndef f(sample, limit):\n    while 1:\n        x = sample()\n"
+        "        if x.norm() < limit:\n            break\n    return x\n",
         # values of arrays through progress bars, an imported one, one a star import brings, a keyword
         # set up; a pandas-only method
         "import numpy as np\nimport torch\nfrom tqdm import tqdm\ndef f(n):\n    out = []\n"
@@ -337,6 +347,11 @@ class HostSyncInLoop(Rule):
         "            yield self.address[i].item(), self.ends[i].tolist()\n",
     )
     invalid = (
+        Invalid(  # a bounded loop over fresh draws: the test is on each pass's own data
+            "import torch\ndef f(pct):\n    for _ in range(3):\n        noise = torch.randn(1).item()\n"
+            "        if abs(noise) < pct:\n            return noise\n",
+            ((4, 17),),
+        ),
         Invalid(  # an ``elif`` chain on the pass's data alone; tensor rows through a progress bar
             "import torch\nfrom tqdm import tqdm\ndef f(xs, eps):\n    for x in xs:\n        if x.sum() > eps:\n"
             "            print(x)\n        elif x.mean() < 0:\n            break\n"
@@ -594,6 +609,8 @@ class HostSyncInLoop(Rule):
             head = chain_head(self.ctx.ancestors, owner)
             if not (exits_loop(head) or state.feeds_stop(_flags_set(owner))):
                 return False
+            if _endless(loop):
+                return True  # ``while True:`` ends only through such tests: none can be read before it
         return state.depends_on_carried(owner.test)
 
     def _decides_stop_of_read(self, scalar: bool) -> bool:
@@ -675,6 +692,12 @@ class HostSyncInLoop(Rule):
         if method_name(node) not in REDUCTIONS and method_name(node) not in _COMPARING_METHODS:
             return False
         return kind_of(self.ctx, node.func.value) not in _NOT_TENSORS  # type: ignore[attr-defined]
+
+
+def _endless(loop: cst.For | cst.While) -> bool:
+    """``while True:`` (or ``while 1:``): the loop ends only through the tests in its body, so each value
+    such a test reads is drawn in the pass that tests it (a rejection sampler, a line search)."""
+    return isinstance(loop, cst.While) and (is_literal(loop.test, "True") or int_value(loop.test) == 1)
 
 
 def _flags_set(branch: cst.If) -> set[str]:

@@ -41,7 +41,9 @@ class LoopInvariantTensor(Rule):
         "own `self.device` and `self.dtype` count as unchanged) and its "
         "arguments make no calls. Random draws (`torch.rand`, `torch.randn`, `torch.randint`...) are not "
         "constructors of the same values and are never flagged. Exempt, because the tensor is meant to "
-        "be new each time: a buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`); one "
+        "be new each time: a buffer filled in place on the spot (`torch.empty(1).uniform_(a, b)`, "
+        "`nn.init.normal_(torch.zeros(d, 1))`, also by the initialisers' older names such as "
+        "`nn.init.normal`); one "
         "that is kept or stored, in a list (`out.append(torch.zeros(n))`, `extend`, `insert`, `out += "
         "[...]`), a dict or key-value store (`out[k] = ...`, `out.update({k: ...})`, `td.set(k, ...)`), or "
         "a module's state (`self.table = ...`, `setattr(self, name, ...)`, `register_buffer`, a metric's "
@@ -84,7 +86,8 @@ class LoopInvariantTensor(Rule):
         "different strings (`for mode in self.modes: if mode == 'cls': ... elif "
         "mode == 'mean':`), a dispatch over a collection of names, each of which it holds once; in a loop "
         "of one pass at most (`for x in [v]:`, `zip([masks], images)`); or under lazy initialisation, "
-        "`if acc is None:` whose block binds `acc` (a name or an attribute) to a value, when nothing else "
+        "`if acc is None:` (or `if not exists(acc):`, with a function of the module returning "
+        "`v is not None`) whose block binds `acc` (a name or an attribute) to a value, when nothing else "
         "in the loop binds it; on the last pass of `for i in range(n)` only (`if i >= n - 1:`, or the "
         "`else` of `if i < n - 1:`, where a line search gives up)."
     ) + test_files(
@@ -128,6 +131,22 @@ class LoopInvariantTensor(Rule):
         "        idx = torch.arange(n)\n        out.append(float((m[idx] * img).sum()))\n",
         "import torch\ndef f(x, n, out):\n    for v in (x,):\n        w = torch.ones(n)\n"
         "        out.append(float((v * w).sum()))\n",
+        # lazy initialisation through a helper of the module: ``not exists(x)``, ``is_none(x)``, an attribute
+        "import torch\ndef exists(v):\n    return v is not None\ndef f(chunks, n):\n    t = None\n"
+        "    for c in chunks:\n        if not exists(t):\n            t = torch.zeros(n)\n        c.add_(t)\n",
+        "import torch\ndef is_none(v):\n    return v is None\ndef f(chunks, n):\n    mask = None\n"
+        "    for c in chunks:\n        if is_none(mask):\n            mask = torch.ones(n, dtype=torch.bool)\n"
+        "        c[mask] = 0\n",
+        "import torch\ndef exists(v):\n    return v is not None\nclass M:\n    def f(self, chunks):\n"
+        "        for c in chunks:\n            if not exists(self.w):\n"
+        "                self.w = torch.ones(c.shape[-1])\n            c.mul_(self.w)\n",
+        # filled in place by an initialiser as it is made: the current name, the older one, imported
+        "import torch\ndef f(n, d, out):\n    for i in range(n):\n"
+        "        out.append(torch.nn.init.normal_(torch.zeros(d, 1)) / 2)\n",
+        "import torch\nfrom torch import nn\ndef f(n, d, out):\n    for i in range(n):\n"
+        "        out.append(nn.init.normal(torch.zeros(d, 1)) / 2)\n",
+        "import torch\nfrom torch.nn.init import uniform_\ndef f(n, d):\n    total = 0\n"
+        "    for i in range(n):\n        total = total + uniform_(torch.empty(d)).sum()\n    return total\n",
         # lazy initialisation: built on the first pass that finds the name or attribute still None
         "import torch\ndef f(chunks, n):\n    total = None\n    for c in chunks:\n        if total is None:\n"
         "            total = torch.zeros(n)\n        total += c.sum(0)\n    return total\n",
@@ -211,6 +230,12 @@ class LoopInvariantTensor(Rule):
         "            totals = {'loss': devices.to_device(torch.zeros(1))}\n            self._step(b, totals)\n",
     )
     invalid = (
+        Invalid(  # ``exists(acc)`` is true on every pass after the first: the build is not lazy
+            "import torch\ndef exists(v):\n    return v is not None\ndef f(chunks, n):\n    acc = None\n"
+            "    for c in chunks:\n        if exists(acc):\n            acc = torch.zeros(n)\n"
+            "        acc = c if acc is None else acc + c\n    return acc\n",
+            ((8, 19),),
+        ),
         Invalid(  # a call given more than the tensor computes from it
             "import torch\ndef f(batches, model):\n    for b in batches:\n"
             "        _, emb = model.prepare(torch.tensor([]).long(), b)\n        print(emb)\n",
@@ -378,6 +403,8 @@ class LoopInvariantTensor(Rule):
                 outer = ancestors[index - 1]
                 if not isinstance(outer, cst.Call):
                     return False
+                if outer.args[0] is parent and writes.fills_first_argument(self.ctx, outer):
+                    return True  # ``nn.init.normal_(torch.zeros(d, 1))``: filled in place on the spot
                 effect = self._effect_on(outer, parent)
                 if effect is None and types.builds_object(self.ctx, outer):
                     effect, in_object = writes.RETURNED, True  # the new object holds its argument

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from torchperf_lint.context import FileContext
-from torchperf_lint.toolkit.matching import walk
+from torchperf_lint.toolkit.matching import is_literal, walk
 from torchperf_lint.toolkit.types import bound_value
 
 _AUTOGRAD_FUNCTIONS = frozenset(
@@ -140,6 +140,34 @@ def arms_only_reject(branch: cst.If, rejects: Callable[[cst.BaseSuite], bool] = 
     else:
         rest = orelse is None or only_rejects(orelse.body, rejects)
     return rest and only_rejects(branch.body, rejects)
+
+
+def only_sets_grad_flags(body: cst.BaseSuite) -> bool:
+    """The block does nothing (``pass``) or only turns autograd flags off (``pos.requires_grad_(False)``,
+    ``t.requires_grad = False``), as when a function restores the flag its caller gave after turning it
+    on for its own use: the same operations run either way, so the test chooses no route. Turning
+    recording on in the branch (``if not x.requires_grad: x.requires_grad_()``) makes what follows
+    record a graph, a route, and stays flagged."""
+    statements = _small_statements(body)
+    return bool(statements) and all(_sets_grad_flag(statement) for statement in statements)
+
+
+def _sets_grad_flag(statement: cst.BaseSmallStatement) -> bool:
+    if isinstance(statement, cst.Pass):
+        return True
+    if isinstance(statement, cst.Assign):
+        return is_literal(statement.value, "False") and all(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad"
+            for t in statement.targets
+        )
+    value = statement.value if isinstance(statement, cst.Expr) else None
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "requires_grad_"
+        and len(value.args) == 1
+        and is_literal(value.args[0].value, "False")
+    )
 
 
 def only_detaches(body: cst.BaseSuite) -> bool:

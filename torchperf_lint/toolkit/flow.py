@@ -123,7 +123,7 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
                 return True
             owner = ancestors[index - 1]
             if isinstance(owner, cst.If) and node is owner.body:
-                if _picks_one_pass(owner.test, loop) or _initialises_once(owner, loop):
+                if _picks_one_pass(owner.test, loop) or _initialises_once(owner, loop, ancestors[0]):
                     return True
                 if _dispatches_on_name(ancestors[: index - 1], owner, loop):
                     return True
@@ -274,21 +274,16 @@ def _compared_name(test: cst.BaseExpression, target: str) -> str | None:
     return None
 
 
-def _initialises_once(branch: cst.If, loop: cst.CSTNode) -> bool:
-    """``if acc is None: acc = torch.zeros(n)``: lazy initialisation. The branch's own block binds the
-    name (or attribute) it tests to a value other than None, and nothing else in the loop binds it
-    (``sop = data.get(key, None)`` each pass may hand it None again), so only the first pass that
-    reaches the test finds it None."""
-    test = branch.test
-    if not (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.Is)
-        and is_literal(test.comparisons[0].comparator, "None")
-        and isinstance(test.left, cst.Name | cst.Attribute)
-    ):
+def _initialises_once(branch: cst.If, loop: cst.CSTNode, module: cst.CSTNode) -> bool:
+    """``if acc is None: acc = torch.zeros(n)``: lazy initialisation (also ``if not exists(acc):`` with
+    a function of the module returning ``v is not None``). The branch's own block binds the name (or
+    attribute) it tests to a value other than None, and nothing else in the loop binds it (``sop =
+    data.get(key, None)`` each pass may hand it None again), so only the first pass that reaches the
+    test finds it None."""
+    tested_node = _tested_for_none(branch.test, module)
+    if tested_node is None:
         return False
-    tested = source_of(test.left)
+    tested = source_of(tested_node)
     block = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
     values = [value for statement in block for value in _assigned_values(statement, tested)]
     inside = {id(node) for node in walk(branch.body)}
@@ -298,6 +293,55 @@ def _initialises_once(branch: cst.If, loop: cst.CSTNode) -> bool:
         if id(statement) not in inside and _assigned_values(statement, tested)
     ]
     return any(not is_literal(value, "None") for value in values) and not elsewhere
+
+
+def _tested_for_none(test: cst.BaseExpression, module: cst.CSTNode) -> cst.BaseExpression | None:
+    """The name or attribute a test finds None: ``acc`` in ``acc is None``, in ``not exists(acc)``
+    where the module's ``exists`` returns ``v is not None``, and in ``is_none(acc)`` where it returns
+    ``v is None``."""
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    inner = test.expression if negated else test  # type: ignore[attr-defined]
+    if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and len(inner.args) == 1:
+        checks = _none_check_of(inner.func.value, module)
+        if checks is None or checks is not negated:  # ``not exists(x)`` or ``is_none(x)``
+            return None
+        tested = inner.args[0].value
+    elif not negated and _compares_to_none(test) is cst.Is:
+        tested = test.left  # type: ignore[attr-defined]
+    else:
+        return None
+    return tested if isinstance(tested, cst.Name | cst.Attribute) else None
+
+
+def _compares_to_none(test: cst.BaseExpression) -> type | None:
+    """``cst.Is`` for ``v is None``, ``cst.IsNot`` for ``v is not None``; None otherwise."""
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is | cst.IsNot)
+        and is_literal(test.comparisons[0].comparator, "None")
+    ):
+        return type(test.comparisons[0].operator)
+    return None
+
+
+def _none_check_of(name: str, module: cst.CSTNode) -> bool | None:
+    """For a module-level function whose one statement returns its parameter compared to None: True
+    when it returns ``v is not None`` (``exists``), False for ``v is None``; None otherwise."""
+    body = module.body if isinstance(module, cst.Module) else ()
+    function = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+    if function is None or len(function.params.params) != 1:
+        return None
+    lines = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    line = lines[-1] if len(lines) == 1 else None
+    small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+    value = small.value if isinstance(small, cst.Return) else None
+    if value is None or not isinstance(value, cst.Comparison) or not isinstance(value.left, cst.Name):
+        return None
+    if value.left.value != function.params.params[0].name.value:
+        return None
+    operator = _compares_to_none(value)
+    return None if operator is None else operator is cst.IsNot
 
 
 def _assigned_values(statement: cst.CSTNode, target: str) -> list[cst.BaseExpression]:

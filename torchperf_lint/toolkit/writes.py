@@ -114,9 +114,10 @@ _PROPERTY_ATTRIBUTES = frozenset(
 #: no extra pass.
 #: ``clone`` is here because it keeps a strided receiver's strides: ``x.contiguous().clone()`` is how
 #: a contiguous private copy is spelled, and dropping the ``.contiguous()`` changes the clone's layout.
-#: A nested tensor's ``values()`` needs it contiguous. ``data_ptr`` hands the memory to code that walks
-#: it by a layout of its own (a C kernel through ``ctypes``), which is what the copy was made for.
-CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "clone", "values", "data_ptr"})
+#: A nested tensor's ``values()`` needs it contiguous. ``data_ptr`` and ``__dlpack__`` hand the memory to
+#: code that walks it by a layout of its own (a C kernel through ``ctypes``, JAX through DLPack), which
+#: is what the copy was made for.
+CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "clone", "values", "data_ptr", "__dlpack__"})
 #: Operations along one axis, given as ``dim=``, whose CPU kernels run far faster on contiguous memory
 #: than along a permuted axis, so a copy feeding them pays for itself. Profiled on one thread, over the
 #: last axis of a channels-last view of a (4, 3, 256, 256) tensor: a vector norm took 29 ms on the view
@@ -152,6 +153,9 @@ CONTIGUOUS_FUNCTIONS = frozenset(
         # fold and unfold (col2im, im2col) make a non-contiguous input contiguous first
         "torch.nn.functional.fold",
         "torch.nn.functional.unfold",
+        # a DLPack capsule hands the memory to another framework, which may take only compact strides
+        "torch.utils.dlpack.to_dlpack",
+        "torch.to_dlpack",
     }
 )
 #: Searches whose CPU kernels copy a non-contiguous sorted sequence or set of values before searching
@@ -644,11 +648,7 @@ class _Collector:
             self._event(self.shared(holder), MUTATED)
             self._event(self.shared(value), KEPT)
             return
-        qualname = ctx.qualname(func)
-        if qualname is not None and (
-            (qualname.startswith("torch.") and _in_place_name(qualname)) or is_collective(qualname)
-        ):
-            # ``nn.init.kaiming_uniform_(w)`` fills ``w``; ``dist.all_reduce(t)`` replaces ``t``'s values
+        if fills_first_argument(ctx, call):
             if call.args and call.args[0].keyword is None:
                 self._event(self.shared(call.args[0].value), WRITTEN)
         elif isinstance(func, cst.Attribute):
@@ -864,6 +864,26 @@ def _local_functions(block: cst.CSTNode) -> dict[str, cst.FunctionDef]:
     return {node.name.value: node for node in block.body if isinstance(node, cst.FunctionDef)}
 
 
+def fills_first_argument(ctx: FileContext, call: cst.Call) -> bool:
+    """A torch function that writes its first argument: ``nn.init.kaiming_uniform_(w)`` fills ``w``,
+    ``dist.all_reduce(t)`` replaces ``t``'s values with what the processes exchanged."""
+    qualname = ctx.qualname(call.func)
+    return qualname is not None and (
+        (qualname.startswith("torch.") and _in_place_name(qualname)) or is_collective(qualname)
+    )
+
+
 def _in_place_name(name: str) -> bool:
-    """``add_``, ``torch.nn.init.zeros_``: torch's spelling of an operation that writes its operand."""
-    return name.endswith("_") and not name.endswith("__")
+    """``add_``, ``torch.nn.init.zeros_``: torch's spelling of an operation that writes its operand
+    (also the initialisers' older names without the underscore, ``torch.nn.init.normal``, which fill
+    their argument in place too)."""
+    return (name.endswith("_") and not name.endswith("__")) or name in _OLD_INITIALISERS
+
+
+#: ``torch.nn.init``'s deprecated spellings: each warns and calls the in-place one (``normal`` → ``normal_``).
+_OLD_INITIALISERS = frozenset(
+    f"torch.nn.init.{name}"
+    for name in (
+        "uniform normal constant xavier_uniform xavier_normal kaiming_uniform kaiming_normal orthogonal sparse"
+    ).split()
+)
