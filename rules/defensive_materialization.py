@@ -10,7 +10,7 @@ from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import ranks, types, writes
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.functions import parameters
+from torchperf_lint.toolkit.functions import class_methods, parameters
 from torchperf_lint.toolkit.matching import is_literal, method_name, root_name, self_attribute, source_of
 from torchperf_lint.toolkit.traversal import walk
 from torchperf_lint.vocabulary import TENSOR_MEMBERS
@@ -692,15 +692,8 @@ class DefensiveMaterialization(Rule):
             isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
         ):
             return False
-        owner = next((node for node in reversed(self.ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
-        method = next(
-            (
-                node
-                for node in (owner.body.body if owner is not None else ())
-                if isinstance(node, cst.FunctionDef) and node.name.value == func.attr.value
-            ),
-            None,
-        )
+        function = self.ctx.enclosing_function()
+        method = class_methods(self.ctx, function).get(func.attr.value) if function is not None else None
         if method is None:
             return False
         for found in walk(method.body):

@@ -21,6 +21,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from torchperf_lint.context import FileContext
+from torchperf_lint.toolkit.functions import class_methods
 from torchperf_lint.toolkit.matching import is_literal, walk
 from torchperf_lint.toolkit.types import bound_value
 
@@ -364,16 +365,8 @@ def _callee(ctx: FileContext, func: cst.BaseExpression) -> cst.FunctionDef | Non
     if isinstance(func, cst.Name):
         return _definition(ctx, func.value)
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-        owner = next((node for node in reversed(ctx.ancestors) if isinstance(node, cst.ClassDef)), None)
-        if owner is not None:
-            return next(
-                (
-                    node
-                    for node in owner.body.body
-                    if isinstance(node, cst.FunctionDef) and node.name.value == func.attr.value
-                ),
-                None,
-            )
+        function = ctx.enclosing_function()
+        return class_methods(ctx, function).get(func.attr.value) if function is not None else None
     return None
 
 
