@@ -7,7 +7,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.bookkeeping import is_parameter_loop_variable
+from torchperf_lint.toolkit.bookkeeping import is_layer_tensor, is_parameter_loop_variable
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import (
@@ -77,7 +77,9 @@ class AutogradRecording(Rule):
         "`nn.Parameter(...)`; under "
         "`if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
         "`nn.Parameter`, `self.freq.requires_grad_()`; or on a tensor of a module, `m.bias.requires_grad "
-        "= True` for `m` in `model.modules()`), or a submodule's `requires_grad_()` "
+        "= True` for `m` in `model.modules()`, or the `weight` or `bias` of a layer reached through an "
+        "attribute or a call, `self.get_input_embeddings().weight`, `fusion.value.bias`, also through a "
+        "local bound to the layer or the tensor), or a submodule's `requires_grad_()` "
         "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()` or picked from it by "
         "`next(m for m in model.modules() if ...)`, an attribute "
         "its class binds to a `torch.nn` module or container, `self.proj.requires_grad_()` or "
@@ -113,6 +115,10 @@ class AutogradRecording(Rule):
         # unfreezing a module's tensors; recording turned on at the caller's request, ``wrt_`` a value
         "import torch\ndef unfreeze(model):\n    for m in model.modules():\n        m.bias.requires_grad = True\n"
         "    for name, module in model.named_modules():\n        module.weight.requires_grad = True\n",
+        # a layer's weight or bias reached through a call, an attribute chain, a local
+        "import torch\ndef train_embeddings(self):\n    self.get_input_embeddings().weight.requires_grad = True\n"
+        "    self.encoder.norm.bias.requires_grad_()\n    emb = self.get_output_embeddings()\n"
+        "    emb.weight.requires_grad_(True)\n    w = self.head.proj.weight\n    w.requires_grad = True\n",
         "import torch\nclass Op:\n    def __init__(self, samples, wrt_traj=False):\n"
         "        self.samples = torch.as_tensor(samples)\n        if wrt_traj:\n"
         "            self.samples.requires_grad = True\n",
@@ -193,6 +199,11 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # a weight kept on ``self`` or on a plain argument: a kernel's own tensor may be named so
+            "import torch\nclass Warp:\n    def fit(self, ctx):\n        self.weight.requires_grad_()\n"
+            "        ctx.bias.requires_grad = True\n",
+            ((4, 9), (5, 9)),
+        ),
         Invalid(  # another value than the one a module-only method is called on
             "import torch\nclass Editor:\n    def step(self, x):\n        self.net.eval()\n"
             "        self.w.requires_grad_(True)\n        x.requires_grad_()\n",
@@ -413,12 +424,13 @@ class AutogradRecording(Rule):
         """``p.requires_grad = True`` for ``p`` in a model's parameters or under ``if isinstance(p,
         nn.Parameter):``, or ``self.w.requires_grad_()`` where the class holds an ``nn.Parameter`` in
         ``self.w``: unfreezing, not recording."""
-        if self._used_as_module(receiver):
+        if self._used_as_module(receiver) or is_layer_tensor(self.ctx, receiver):
             return True
         if isinstance(receiver, cst.Name):
             value = bound_value(self.ctx, receiver)
             return (
                 (isinstance(value, cst.Call) and self.ctx.qualname(value.func) in _PARAMETERS)
+                or is_layer_tensor(self.ctx, value)
                 or is_parameter_loop_variable(self.ctx, receiver.value)
                 or self._tested_parameter(receiver.value)
                 or self._is_module(receiver)

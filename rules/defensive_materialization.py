@@ -110,7 +110,8 @@ class DefensiveMaterialization(Rule):
         "alias; what was copied, or the value it views, is written in place after the copy (`before = "
         "x.clone()` then `x.add_(1)`; `v = buf[0]`, `c = v.clone()`, then `buf.zero_()`; `g[..., 0] = 2 * "
         "g[..., 0].clone()` and `t /= t[:, 2].clone() + eps`, whose store comes after the read; "
-        "`self.queue.clone()` then `self._enqueue(k)`, a method of the class that writes `self.queue`), so the "
+        "`self.queue.clone()` then `self._enqueue(k)`, a method of the class that writes `self.queue`, also "
+        "through another method of the class it calls), so the "
         "copy keeps the old values an operation "
         "may have saved; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`, "
         "`d.update({k: y})`, `setattr(obj, name, y)`) or stored as an attribute or a container's item (`self.y "
@@ -128,10 +129,14 @@ class DefensiveMaterialization(Rule):
         "input first; a `.reshape` or `.flatten`, chained or on the name rebound in the next statement, that "
         "merges axes of a permuted view, which cannot be a view and copies: the call's arguments must show "
         "the merge, as fewer axes than the permutation names, `permute(0, 3, 4, 1, 2)` then `reshape(b, c, h, "
-        "w)`, or a flattened span), so dropping it saves nothing, or works along an axis given as `dim=` (a norm, "
-        "`F.normalize`, a cross product: profiled along a permuted axis, they ran 1.6 to 10 times slower on "
-        "the view than the copy and the operation together), so the copy can pay for itself; the rule cannot "
-        "see which axis the view moved, so any `dim=` counts. Also left alone, beyond the views and parameters "
+        "w)`, or a flattened span), so dropping it saves nothing, or is a norm, `F.normalize` or a cross "
+        "product along an axis given as `dim=` (profiled along a permuted axis, they ran 1.6 to 10 times "
+        "slower on the view than the copy and the operation together), so the copy can pay for itself; the "
+        "rule cannot see which axis the view moved, so any value of `dim=` counts for these three. Other "
+        "operations that take `dim=` are no reason for the copy: `torch.gather` of an expanded tensor, a sum "
+        "or a cumulative sum ran as fast or faster on the view than the copy alone, and others (an argmax, a "
+        "sort) won or lost by the shape; suppress a measured case. "
+        "Also left alone, beyond the views and parameters "
         "above: a clone of module state bound to a name (`w = self.weight.clone()`) in a function that calls a "
         "method of `self` or of its attributes (a submodule's forward), hands `self` to code out of sight, "
         "writes anything in place or stores into that attribute, any of which may change the state while `w` "
@@ -263,6 +268,12 @@ class DefensiveMaterialization(Rule):
         "import torch\nclass Bank(torch.nn.Module):\n    def _decay(self):\n        self.bank *= 0.9\n"
         "    def loss(self, q):\n        out = q @ self.bank.clone().T\n        self._decay()\n"
         "        return out\n",
+        # the write made by a method the called method calls in turn
+        "import torch\nclass Albef(torch.nn.Module):\n    def _enqueue(self, idx):\n"
+        "        self.idx_queue[:, :idx.shape[0]] = idx.T\n    def _similarity(self, q, idx):\n"
+        "        self._enqueue(idx)\n        return q * 2\n    def forward(self, q, idx):\n"
+        "        both = torch.cat([idx.t(), self.idx_queue.clone()], dim=1)\n"
+        "        return both, self._similarity(q, idx)\n",
         # a contiguous copy exported through DLPack: inline, bound, the capsule method
         "import torch\nimport torch.utils.dlpack as torch_dlpack\nimport jax.dlpack as jax_dlpack\n"
         "def f(tensor):\n    return jax_dlpack.from_dlpack(torch_dlpack.to_dlpack(tensor.contiguous()))\n",
@@ -359,6 +370,13 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # methods that call each other, or themselves, and none writes the copied state
+            "import torch\nclass Albef(torch.nn.Module):\n    def _walk(self, n):\n"
+            "        return self._walk(n - 1) if n else self._log()\n    def _log(self):\n"
+            "        self.seen.append(1)\n    def forward(self, q):\n"
+            "        both = torch.cat([q, self.idx_queue.clone()])\n        self._walk(3)\n        return both\n",
+            ((8, 30),),
+        ),
         Invalid(  # the method called after the copy writes other state, or runs before the copy; only
             # the strides of the copy are read
             "import torch\nclass Moco(torch.nn.Module):\n    def _enqueue(self, k):\n"
@@ -683,19 +701,24 @@ class DefensiveMaterialization(Rule):
             if isinstance(found, cst.Call)
         )
 
-    def _method_writes_state(self, call: cst.Call, state: str) -> bool:
+    def _method_writes_state(self, call: cst.Call, state: str, seen: frozenset[str] = frozenset()) -> bool:
         """``self._dequeue_and_enqueue(k)`` where that method of the class writes ``self.queue``
-        (``self.queue[:, ptr] = keys.T``, ``self.queue.copy_(...)``): a clone of the state taken
+        (``self.queue[:, ptr] = keys.T``, ``self.queue.copy_(...)``), itself or through another method
+        of the class it calls (``self._similarity(...)`` that enqueues): a clone of the state taken
         before the call keeps the values the call overwrites."""
         func = call.func
-        if not (
-            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        if (
+            not (
+                isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+            )
+            or func.attr.value in seen
         ):
             return False
         function = self.ctx.enclosing_function()
         method = class_methods(self.ctx, function).get(func.attr.value) if function is not None else None
         if method is None:
             return False
+        seen = seen | {func.attr.value}
         for found in walk(method.body):
             if isinstance(found, cst.Assign | cst.AugAssign):
                 targets = [t.target for t in found.targets] if isinstance(found, cst.Assign) else [found.target]
@@ -704,6 +727,8 @@ class DefensiveMaterialization(Rule):
             elif isinstance(found, cst.Call) and isinstance(found.func, cst.Attribute):
                 name = found.func.attr.value
                 if name.endswith("_") and not name.endswith("__") and self_attribute(found.func.value) == state:
+                    return True
+                if self._method_writes_state(found, state, seen):
                     return True
         return False
 

@@ -22,6 +22,8 @@ from torchperf_lint.toolkit.matching import (
     string_value,
     walk,
 )
+from torchperf_lint.toolkit.types import bound_value
+from torchperf_lint.vocabulary import DEVICE_NAME
 
 _DEVICE_MODULES = (
     "torch.cuda",
@@ -83,7 +85,10 @@ class DeviceRoute(Rule):
     example = 'volume = volume.to("cuda")\nout = F.grid_sample(volume, grid)'
     use_instead = "out = F.grid_sample(volume, grid)  # the caller owns placement"
     notes = (
-        'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`, also as '
+        'Flagged: `.cuda()`, `.xpu()`; a literal non-CPU device (`"cuda"`, `"mps:0"`, `f"cuda:{i}"`, a '
+        "string built from a device name and an index, `'cuda:' + str(i)`, `'cuda:%d' % i`, "
+        "`'cuda:{}'.format(i)`, or a call to a function of the project, here or in another module, every "
+        "return of which is such a string, `device_for(rank)`; also as "
         "an arm of a conditional expression: `'cuda' if gpus else 'cpu'`; torch's device types and the names "
         'out-of-tree backends use, such as `"npu"`, `"tpu"`, `"neuron"` or `"musa"`, spelt as torch takes '
         'them, in lower case: `"CUDA"` is a label for people) given to `.to(...)`, '
@@ -91,7 +96,8 @@ class DeviceRoute(Rule):
         "`device=`/`device_type=`/`use_device=` keyword (also as "
         'a `{"device": ...}` dict entry), as the default of a parameter named for a device, or bound to a '
         "name or attribute named for one (`device = 'cuda:0' if gpu else 'cpu'`, `self.device = 'mps'`, "
-        "`self.accelerator_type = 'npu'`); "
+        "`self.accelerator_type = 'npu'`), or bound to another name and handed to `.to(...)` "
+        "(`target = 'cuda:%d' % rank`, `x.to(target)`); "
         'comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local '
         'holding a device type or a name or attribute that says it holds a device (`device == "cuda"`, '
         '`"cuda" in self.device`, `str(device) != "cpu"`); `!= "cpu"` tests (alone or as one part of an '
@@ -156,6 +162,9 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        # built strings that name no device: no index after the name, a CPU index, a placeholder first
+        "import torch\ndef f(x, k, kind):\n    tag = 'cuda' + str(k)\n    y = x.to('cpu:' + str(k))\n"
+        "    name = '%s:%d' % (kind, k)\n    target = 'cpu:{}'.format(k)\n    return tag, name, y, x.to(target)\n",
         # a query left unread, the generator's state or None, and a device's index as a key
         "import torch\nuse_cuda = torch.cuda.is_available()\n",
         "import torch\ndef state():\n    if torch.cuda.is_available():\n        s = torch.cuda.get_rng_state()\n"
@@ -381,6 +390,12 @@ class DeviceRoute(Rule):
             ((2, 6), (4, 6)),
         ),
         Invalid("import torch\nd = torch.device(f'cuda:{i}')\ny = x.to(f'cuda:{rank}')\n", ((2, 5), (3, 10))),
+        Invalid(  # a device string built at run time: concatenated, %-formatted, ``.format``, via a local
+            "import torch\ndef shard(x, k):\n    y = x.to('cuda:' + str(k + 1))\n"
+            "    z = torch.zeros(2, device='cuda:%d' % k)\n    w = torch.device('xpu:{}'.format(k))\n"
+            "    target = 'cuda:%d' % k\n    return y, z, w, x.to(target)\n",
+            ((3, 14), (4, 24), (5, 9), (7, 26)),
+        ),
         Invalid(
             "import torch\nif x.is_cuda or x.is_mps:\n    pass\n"
             "if torch.cuda.is_available() or torch.backends.mps.is_available():\n    pass\n",
@@ -543,7 +558,7 @@ class DeviceRoute(Rule):
         if qualname == "functools.partial" and args:  # ``partial(autocast, "cuda", enabled=False)``
             qualname, args = ctx.qualname(args[0].value), args[1:]
         if qualname == "torch.device" or qualname in _AUTOCAST:
-            if args and _names_non_cpu_literal(args[0].value):
+            if args and _names_non_cpu_device(self.ctx, args[0].value):
                 name = qualname.rpartition(".")[2] if qualname in _AUTOCAST else "device"
                 self._report_value(node, args[0].value, f"torch.{name}({_shown(args[0].value)})", _NAMES)
                 return
@@ -552,7 +567,7 @@ class DeviceRoute(Rule):
             return
         for name in _DEVICE_KEYWORDS:
             device = keyword(node, name)
-            if device is not None and _names_non_cpu_literal(device.value):
+            if device is not None and _names_non_cpu_device(self.ctx, device.value):
                 self._report_value(device, device.value, f"{name}={_shown(device.value)}", _NAMES)
         if qualname is not None:
             return
@@ -563,7 +578,7 @@ class DeviceRoute(Rule):
             and string_value(args[0].value) in _DEVICE_KEYWORDS
         ):
             default = args[1].value  # ``options.pop("device_type", "cuda")``: the device when none is given
-            if _names_non_cpu_literal(default):
+            if _names_non_cpu_device(self.ctx, default):
                 self._report_value(
                     default, default, f"{method}({_shown(args[0].value)}, {_shown(default)})", _NAMES
                 )
@@ -574,8 +589,16 @@ class DeviceRoute(Rule):
             self._report(node, f".{method}()", _MOVES, fix=_drop_device_call(ctx, node))
         elif method == "to":
             for arg in positional(node):
-                if _names_non_cpu_literal(arg.value):
+                if _names_non_cpu_device(self.ctx, arg.value) or self._bound_to_non_cpu(arg.value):
                     self._report_value(arg, arg.value, f".to({_shown(arg.value)})", _MOVES)
+
+    def _bound_to_non_cpu(self, value: cst.BaseExpression) -> bool:
+        """``target = "cuda:%d" % rank`` then ``.to(target)``: a local bound to a device string under a
+        name that does not say so, whose binding is therefore not reported itself."""
+        if not isinstance(value, cst.Name) or _is_device_name(value.value):
+            return False
+        bound = bound_value(self.ctx, value)
+        return bound is not None and not isinstance(bound, cst.IfExp) and _names_non_cpu_device(self.ctx, bound)
 
     def _queries_elsewhere(self) -> bool:
         """The condition around the visited node also names a device module
@@ -589,7 +612,7 @@ class DeviceRoute(Rule):
     def visit_Param(self, node: cst.Param) -> None:
         """``def f(x, device="cuda")``: the route callers get unless they pass another device."""
         if self.ctx.reaches_torch and node.default is not None and _is_device_name(node.name.value):
-            if _names_non_cpu_literal(node.default):
+            if _names_non_cpu_device(self.ctx, node.default):
                 what = f"{node.name.value}={_shown(node.default)}"
                 self._report_value(node.default, node.default, what, _NAMES)
 
@@ -606,7 +629,7 @@ class DeviceRoute(Rule):
     def _device_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
         if self.ctx.reaches_torch and isinstance(name, str) and _is_device_name(name):
-            if not _names_non_cpu_literal(value):
+            if not _names_non_cpu_device(self.ctx, value):
                 return
             self._report_value(value, value, f"{source_of(target)} = {_shown(value)}", _NAMES)
 
@@ -629,7 +652,7 @@ class DeviceRoute(Rule):
     def visit_DictElement(self, node: cst.DictElement) -> None:
         """``{"device": "cuda"}``: keyword arguments built as a dict and passed on with ``**``."""
         key = string_value(node.key)
-        if self.ctx.reaches_torch and key in _DEVICE_KEYWORDS and _names_non_cpu_literal(node.value):
+        if self.ctx.reaches_torch and key in _DEVICE_KEYWORDS and _names_non_cpu_device(self.ctx, node.value):
             self._report_value(node.value, node.value, f"{key}={_shown(node.value)}", _NAMES)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -745,19 +768,25 @@ def _may_read_device_type(ctx) -> bool:
 
 def _call_returns_device_type(ctx, node: cst.BaseExpression) -> bool:
     """A call to a project function that returns ``x.device.type``, here or in another module."""
+    return _call_returns(ctx, node, "device-type")
+
+
+def _call_returns(ctx, node: cst.BaseExpression, kind: str) -> bool:
+    """A call to a project function, here or in another module, the project index says returns ``kind``."""
     if not isinstance(node, cst.Call):
         return False
     func = node.func
     callee = ctx.qualname(func) or (f"{ctx.module_name}.{func.value}" if isinstance(func, cst.Name) else "")
-    return ctx.kernel.returns.get(callee) == "device-type"
+    return ctx.kernel.returns.get(callee) == kind
 
 
-def _names_non_cpu_literal(node: cst.BaseExpression) -> bool:
-    """``"cuda"``, or a conditional expression with such an arm (``"cuda" if gpus else "cpu"``): the
-    value names a non-CPU device on one path at least."""
+def _names_non_cpu_device(ctx, node: cst.BaseExpression) -> bool:
+    """``"cuda"``, ``"cuda:" + str(i)``, a call to a project function every return of which names
+    such a device (``device_for(rank)``), or a conditional expression with such an arm (``"cuda" if
+    gpus else "cpu"``): the value names a non-CPU device on one path at least."""
     if isinstance(node, cst.IfExp):
-        return _names_non_cpu_literal(node.body) or _names_non_cpu_literal(node.orelse)
-    return is_non_cpu_device_string(node)
+        return _names_non_cpu_device(ctx, node.body) or _names_non_cpu_device(ctx, node.orelse)
+    return is_non_cpu_device_string(node) or _call_returns(ctx, node, DEVICE_NAME)
 
 
 def _names_cpu_only(node: cst.BaseExpression) -> bool:

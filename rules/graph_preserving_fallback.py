@@ -11,6 +11,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.bookkeeping import (
     in_custom_backward,
     is_detached_form,
+    is_layer_tensor,
     is_parameter_collection,
     is_parameter_loop_variable,
     only_amends_a_raise,
@@ -117,7 +118,8 @@ class GraphPreservingFallback(Rule):
         "(`p = params.get(name)`, `params[name]`, and a helper returning `next(m.parameters()).requires_grad` "
         "or the flag of `ps[0]` after `ps = list(m.parameters())`, which says whether a model trains), "
         "or kept on an object under a name for one (`module._flat_param`, `self._centers._params`, also "
-        "through a local bound to it), "
+        "through a local bound to it), or the `weight` or `bias` of a layer reached through an attribute or "
+        "a call (`fusion.value.weight`, `self.get_input_embeddings().weight`, also through a local), "
         "which is freezing and optimizer bookkeeping. A flag passed on only as "
         "the `requires_grad=` argument of a call (`self.pos = nn.Parameter(t, requires_grad="
         "self.pos.requires_grad)`) configures the tensor the call makes: the name then holds that "
@@ -293,8 +295,18 @@ class GraphPreservingFallback(Rule):
         "    if param.dtype != torch.float32 and param.requires_grad:\n        module.upcast()\n",
         "import torch\nclass Centers(torch.nn.Module):\n    def init(self):\n"
         "        if not self._centers._params.requires_grad:\n            self._centers._params.mul_(2)\n",
+        # a layer's weight or bias: through an attribute chain, a call, a local
+        "import torch\ndef fusion_loss(model):\n    loss = 0.0\n    for m in model.modules():\n"
+        "        if m.value.weight.requires_grad:\n            loss = loss + (m.value.weight - 1).sum()\n"
+        "    if model.get_input_embeddings().weight.requires_grad:\n        loss = loss * 2\n"
+        "    w = model.head.bias\n    if w.requires_grad:\n        loss = loss + w.sum()\n    return loss\n",
     )
     invalid = (
+        Invalid(  # a weight kept on ``self`` by a kernel: its own tensor, whose flag picks a route
+            "import torch\nclass Warp:\n    def __call__(self, x):\n        if self.weight.requires_grad:\n"
+            "            return slow(x, self.weight)\n        return fast(x, self.weight)\n",
+            ((4, 12),),
+        ),
         Invalid(  # turning recording on in the branch: what follows records a graph
             "import torch\ndef f(x, model):\n    if not x.requires_grad:\n        x.requires_grad_()\n"
             "    if x.requires_grad is False:\n        x.requires_grad = True\n    return model(x)\n",
@@ -746,6 +758,8 @@ def _of_parameter(ctx, read: cst.Attribute, within: cst.BaseExpression) -> bool:
     receiver = bound_value(ctx, read.value) if isinstance(read.value, cst.Name) else read.value
     if isinstance(receiver, cst.Attribute) and _PARAMETER_ATTRIBUTE.search(receiver.attr.value):
         return True  # ``module._flat_param``, ``self._centers._params``: a parameter kept on an object
+    if is_layer_tensor(ctx, receiver):
+        return True  # ``fusion.value.weight``: a layer's learned tensor
     if not isinstance(read.value, cst.Name):
         return False
     name = read.value.value

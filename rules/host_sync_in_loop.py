@@ -92,6 +92,8 @@ class HostSyncInLoop(Rule):
         "None`, `np.split(a, k) if a is not None else [None] * n`), held as `self.` state set from a "
         "method of the class "
         "annotated so (`self.data, self.ends = self._pack()` with `-> Tuple[np.ndarray, np.ndarray]`), or a "
+        "list its methods fill with such values only (`self.preds = []`, then `self.preds.append(d)` for "
+        "`d` in `out.cpu().numpy()`), or a "
         "chain through an `np.*` call or a pandas-only "
         "method such as `.isna()` or `.drop_duplicates()`; an element of one through a progress bar, "
         "`for v in tqdm(values)`), "
@@ -345,8 +347,23 @@ class HostSyncInLoop(Rule):
         "    def load(self):\n        self.data, self.address = self._pack()\n        self.ends = self._ends()\n"
         "    def get(self, n):\n        for i in range(n):\n"
         "            yield self.address[i].item(), self.ends[i].tolist()\n",
+        # a list attribute its methods fill with arrays: a loop item of one, inline, a helper's result
+        "import numpy as np\nimport torch\nclass Evaluator:\n    def __init__(self):\n        self.preds = []\n"
+        "    def add(self, detections, scores):\n        for d in detections.cpu().numpy():\n"
+        "            self.preds.append(d)\n        self.preds.append(scores.numpy().copy())\n"
+        "        self.preds.append(_boxes(scores))\n    def coco(self, out):\n"
+        "        for dets in self.preds:\n            out.append(dets[0:4].tolist())\n"
+        "            if float(dets[4]) > 0.5:\n                out.append(1)\n        return out\n"
+        "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # a list attribute that is also given tensors, or only tensors
+            "import torch\nclass Evaluator:\n    def __init__(self):\n        self.preds, self.raw = [], []\n"
+            "    def add(self, d):\n        self.preds.append(d.cpu().numpy())\n        self.preds.append(d * 2)\n"
+            "        self.raw.append(torch.relu(d))\n    def coco(self, out):\n        for p in self.preds:\n"
+            "            out.append(p.tolist())\n        for r in self.raw:\n            out.append(r.tolist())\n",
+            ((11, 24), (13, 24)),
+        ),
         Invalid(  # a bounded loop over fresh draws: the test is on each pass's own data
             "import torch\ndef f(pct):\n    for _ in range(3):\n        noise = torch.randn(1).item()\n"
             "        if abs(noise) < pct:\n            return noise\n",

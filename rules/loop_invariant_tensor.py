@@ -79,7 +79,9 @@ class LoopInvariantTensor(Rule):
         "(`np.zeros`), which are not torch; and a constructor that runs at most once per loop, in a "
         "branch or loop body that ends in `return`, `break` or `raise`, or under a test that picks one pass "
         "by a loop key that differs on every pass and that the body leaves unchanged: the counter of "
-        "`range` or `enumerate` (`if i == 0:`), the key of `d.items()` or `d.keys()` (`if key == 'done':`), "
+        "`range` or `enumerate` (`if i == 0:`), the counter of a `while` loop whose body steps it by "
+        "`idx += 1` as a statement of its own, binds it nowhere else and never `continue`s (`if idx == 0:`, "
+        "`if not step:`, the `else` of `if idx:`), the key of `d.items()` or `d.keys()` (`if key == 'done':`), "
         "or the target over a literal of distinct constants (both arms of `if flag:` in "
         "`for flag in (False, True)`); in one arm of an `if`/`elif` chain that compares the loop's "
         "target (or one name of a tuple target, `for kind, w in zip(kinds, weights)`) with two or more "
@@ -159,6 +161,15 @@ class LoopInvariantTensor(Rule):
         "            case ['mask', label]:\n                out.append(torch.tensor(tasks[label]))\n",
         "import torch\ndef f(xs, n):\n    for i, x in enumerate(xs):\n        if i == 0:\n"
         "            mask = torch.zeros((1, n), dtype=torch.bool)\n        x.masked_fill_(mask, 0)\n",
+        # the counter of a while loop that steps it once per pass: compared, negated, the else arm
+        "import torch\ndef gen(model, n, x):\n    idx, start = 0, x.shape[1]\n    while idx < n:\n"
+        "        if idx == 0:\n            out = model(pos=torch.tensor([start - 1]))\n"
+        "        else:\n            out = model(pos=out)\n        idx += 1\n    return out\n",
+        "import torch\ndef decode(model, n):\n    step = 0\n    while True:\n        if not step:\n"
+        "            h = torch.zeros(1, 4)\n        h = model(h)\n        step += 1\n        if step > n:\n"
+        "            break\n    return h\n",
+        "import torch\ndef warm(model, n):\n    k = 0\n    while k < n:\n        if k:\n"
+        "            y = model(y)\n        else:\n            y = torch.ones(3)\n        k += 1\n    return y\n",
         "import torch\nfor v in volumes:\n    buf = torch.empty_like(v)\n",
         "import torch\nt = torch.zeros(3)\nfor i in range(4):\n    t += i\n",
         "import torch\nfor i in range(4):\n    n = i * 2\n    t = torch.arange(n)\n",
@@ -230,6 +241,13 @@ class LoopInvariantTensor(Rule):
         "            totals = {'loss': devices.to_device(torch.zeros(1))}\n            self._step(b, totals)\n",
     )
     invalid = (
+        Invalid(  # a counter a ``continue`` may leave unstepped, or one the body sets back
+            "import torch\ndef f(model, n):\n    k = 0\n    while k < n:\n        if k == 0:\n"
+            "            y = torch.ones(3)\n        if model(y):\n            continue\n        k += 1\n"
+            "def g(model, n):\n    k = 0\n    while k < n:\n        if k == 0:\n"
+            "            y = torch.ones(3)\n        k += 1\n        if model(y):\n            k = 0\n",
+            ((6, 17), (14, 17)),
+        ),
         Invalid(  # ``exists(acc)`` is true on every pass after the first: the build is not lazy
             "import torch\ndef exists(v):\n    return v is not None\ndef f(chunks, n):\n    acc = None\n"
             "    for c in chunks:\n        if exists(acc):\n            acc = torch.zeros(n)\n"

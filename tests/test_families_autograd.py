@@ -73,3 +73,21 @@ def test_tensors_from_another_modules_helper_are_not_parameters(tmp_path):
         ("pkg/route.py", "TPL001", 6, 9),
         ("pkg/route.py", "TPL004", 7, 12),
     ]
+
+
+def test_a_layers_weight_from_another_modules_helper_is_a_parameter(tmp_path):
+    layers = (
+        "def embeddings(model):\n    return model.get_input_embeddings()\n\ndef table(n):\n    return make(n)\n"
+    )
+    train = (
+        "import torch\nfrom pkg.layers import embeddings, table\n\n"
+        "def unfreeze(model):\n    embeddings(model).weight.requires_grad = True\n"
+        "    if embeddings(model).bias.requires_grad:\n        model.mark()\n\n"
+        "def route(ctx, n):\n    t = table(n)\n    t.requires_grad = True\n"
+        "    ctx.weight.requires_grad_()\n    return t\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/layers.py": layers, "pkg/train.py": train}
+    assert lint_package(tmp_path, files, "TPL001", "TPL004") == [
+        ("pkg/train.py", "TPL001", 11, 5),
+        ("pkg/train.py", "TPL001", 12, 5),
+    ]

@@ -66,3 +66,37 @@ def test_a_number_read_by_another_modules_helper_under_inference_mode_is_no_infe
     )
     files = {"pkg/__init__.py": "", "pkg/stats.py": stats, "pkg/route.py": route}
     assert lint_package(tmp_path, files, "TPL008") == [("pkg/route.py", "TPL008", 10, 10)]
+
+
+BUILT_DEVICES = (
+    "def device_for(rank: int) -> str:\n    return 'cuda:%d' % rank\n\n"
+    "def label_for(rank):\n    return 'gpu ' + str(rank)\n\n"
+    "def pick(rank, gpu):\n    if gpu:\n        return f'cuda:{rank}'\n    return 'cpu'\n\n"
+    "def key_of(x):\n    return f\"{x['device']}\"\n"
+)
+
+
+def test_a_device_string_built_by_another_modules_helper_is_a_device_route(tmp_path):
+    route = (
+        "import torch\nfrom pkg.devices import device_for, label_for, pick\n\n"
+        "def shard(x, k):\n    y = x.to(device_for(k))\n"
+        "    return y, torch.zeros(3, device=device_for(k)), x.to(pick(k, False)), label_for(k)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/devices.py": BUILT_DEVICES, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL003") == [
+        ("pkg/route.py", "TPL003", 5, 14),
+        ("pkg/route.py", "TPL003", 6, 30),
+    ]
+
+
+def test_a_device_string_built_by_a_helper_in_the_same_file_is_a_device_route(tmp_path):
+    route = (
+        "import torch\n\ndef _next_gpu(k):\n    return 'cuda:' + str(k + 1)\n\n"
+        "def _tag(k):\n    return 'cuda' + str(k)\n\n"
+        "def pipeline(x, k):\n    device = _next_gpu(k)\n    return x.to(_next_gpu(k)), device, _tag(k)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL003") == [
+        ("pkg/route.py", "TPL003", 10, 14),
+        ("pkg/route.py", "TPL003", 11, 17),
+    ]

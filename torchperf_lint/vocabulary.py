@@ -83,6 +83,26 @@ FRAME_TYPES = frozenset(
 #: ``x.size(1)``), ``strides:0`` (``x.stride()``) and ``stride:0`` (``x.stride(1)``).
 MEASURES = frozenset({"shape", "size", "strides", "stride"})
 
+#: Device types that are not the CPU; a route to any of them breaks the CPU-only contract. Besides
+#: torch's own, the names out-of-tree backends register or frameworks use for them (``"tpu"`` for
+#: XLA, ``"neuron"``, ``"musa"``, ``"mlu"``...).
+NON_CPU_DEVICES = frozenset(
+    {"cuda", "mps", "xpu", "hip", "hpu", "npu", "xla", "mtia", "ipu", "vulkan", "privateuseone", "maia"}
+    | {"tpu", "neuron", "musa", "mlu", "sdaa", "gcu"}
+)
+#: What a project function returns when every return names one of them (``f"cuda:{i}"``).
+DEVICE_NAME = "device-name"
+
+
+def named_device(text: str, whole: bool) -> str | None:
+    """The device type a string names: ``"cuda:0"`` gives ``cuda``. ``text`` is the whole string, or
+    (``whole`` false) the fixed start of one built at run time (``"cuda:" + str(i)``), which names a
+    device only where an index follows, after a ``:``: ``"cuda" + suffix`` may be any word."""
+    if not whole and ":" not in text:
+        return None
+    return text.split(":")[0].strip()
+
+
 #: Exceptions whose ``raise`` outside an ``except`` block rejects an argument.
 VALIDATION_ERRORS = frozenset(
     {"ValueError", "TypeError", "IndexError", "KeyError", "LookupError", "AssertionError"}

@@ -18,15 +18,18 @@ from torchperf_lint.index.conditions import failing_condition
 from torchperf_lint.index.summary import Call, Check, FunctionSummary, ModuleSummary, Param
 from torchperf_lint.lines import split_lines
 from torchperf_lint.vocabulary import (
+    DEVICE_NAME,
     GRAD_ENABLERS,
     HEAVY_OPS,
     INFERENCE_MODE,
     MEASURES,
     NO_GRAD,
+    NON_CPU_DEVICES,
     PRAGMA,
     VALIDATION_ERRORS,
     VALIDATOR,
     check_properties,
+    named_device,
     validator_properties,
 )
 
@@ -284,8 +287,8 @@ class _Scanner:
         every return gives."""
         measured = self.return_kinds - {_INT}
         only = next(iter(measured)) if len(measured) == 1 else None
-        if only is not None and only.partition(":")[0] in MEASURES:
-            return only
+        if only is not None and (only.partition(":")[0] in MEASURES or only == DEVICE_NAME):
+            return only  # what every return gives says more than a declared ``-> str``
         declared = self.return_annotation(annotation)
         if declared is not None:
             return f"type:{declared}"
@@ -481,6 +484,8 @@ class _Scanner:
             return arms.pop() if len(arms) == 1 and arms <= _VALUE_KINDS else None
         if _reads_grad_state(node, self):
             return "grad-flag"
+        if _names_non_cpu_device(node):
+            return DEVICE_NAME
         imported = _optional_import(node)
         if imported is not None:
             return f"module:{imported}"
@@ -638,6 +643,36 @@ def _optional_import(node: ast.expr) -> str | None:
     first = node.args[0]
     if "import" in name.lower() and isinstance(first, ast.Constant) and isinstance(first.value, str):
         return first.value
+    return None
+
+
+def _names_non_cpu_device(node: ast.expr) -> bool:
+    """``"cuda"``, ``f"cuda:{i}"``, ``"cuda:" + str(i)``, ``"cuda:%d" % i``, ``"cuda:{}".format(i)``:
+    a string naming a device other than the CPU."""
+    if isinstance(node, ast.JoinedStr) and len(node.values) == 1:
+        node = node.values[0]  # ``f"cuda"``: all fixed text
+    if isinstance(node, ast.Constant):
+        device = named_device(node.value, whole=True) if isinstance(node.value, str) else None
+    else:
+        start = _leading_text(node)
+        device = named_device(start, whole=False) if start is not None else None
+    return device in NON_CPU_DEVICES
+
+
+def _leading_text(node: ast.expr) -> str | None:
+    """The fixed text a string built at run time starts with: an f-string's first part, the left
+    operand of ``+`` or ``%``, the receiver of ``.format``."""
+    if isinstance(node, ast.JoinedStr):
+        first = node.values[0] if node.values else None
+        return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
+        left = node.left
+        if isinstance(left, ast.Constant):
+            return left.value if isinstance(left.value, str) else None
+        return _leading_text(left) if isinstance(node.op, ast.Add) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        receiver = node.func.value
+        return receiver.value if isinstance(receiver, ast.Constant) and isinstance(receiver.value, str) else None
     return None
 
 

@@ -31,6 +31,8 @@ _AUTOGRAD_FUNCTIONS = frozenset(
 _BACKWARD_METHODS = frozenset({"backward", "jvp", "vjp"})
 #: Methods of ``nn.Module`` that give its parameters.
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+#: What ``nn.Module`` layers (linear, convolution, normalisation, embedding) call their learned tensors.
+_LAYER_TENSORS = frozenset({"weight", "bias"})
 #: Calls that only tell someone something: a branch made of them runs no route.
 _REPORTING_CALLS = frozenset(
     {"warn", "warning", "warn_once", "warning_once", "info", "info_once", "debug", "print"}
@@ -81,6 +83,19 @@ def is_parameter_loop_variable(ctx: FileContext, name: str) -> bool:
                 return True
             loops = loops.inner_for_in if isinstance(loops, cst.CompFor) else None
     return False
+
+
+def is_layer_tensor(ctx: FileContext, expression: cst.BaseExpression | None) -> bool:
+    """``fusion.value.weight``, ``self.get_input_embeddings().bias``, or ``emb.weight`` where ``emb``
+    is bound to either: the weight or bias of a layer reached through an attribute or a call, one
+    of its learnable parameters. ``self.weight`` or ``w.weight`` of a plain name is not taken: a
+    kernel may keep a tensor of its own under that name."""
+    if not (isinstance(expression, cst.Attribute) and expression.attr.value in _LAYER_TENSORS):
+        return False
+    owner: cst.BaseExpression | None = expression.value
+    if isinstance(owner, cst.Name):
+        owner = bound_value(ctx, owner)
+    return isinstance(owner, cst.Attribute | cst.Call)
 
 
 def is_parameter_collection(ctx: FileContext, expression: cst.BaseExpression, through_local: bool = True) -> bool:

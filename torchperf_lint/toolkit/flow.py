@@ -170,6 +170,8 @@ def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode, negated: bool =
     if not (allowed and isinstance(compared, cst.Name) and compared.value == name):
         return False
     changed = bound_names(loop.body)  # type: ignore[attr-defined]
+    if isinstance(loop, cst.While):
+        changed.discard(name)  # a ``while`` loop's counter: stepped once per pass, checked by `_loop_key`
     return name not in changed and (other is None or not (read_names(other) & (changed | {name})))
 
 
@@ -369,7 +371,10 @@ def _loop_key(loop: cst.CSTNode) -> tuple[str, str] | None:
     values at most one pass can have ("falsy", "both" or ""): the counter of ``range(...)`` or of
     ``enumerate(...)`` (only ``0`` is falsy), the key of ``d.keys()`` or ``d.items()`` (keys are
     unique), or the target over a literal of distinct constants (``(False, True)``: each truth value
-    once)."""
+    once); for a ``while`` loop, its counter (see `_while_counter`), which takes each value once."""
+    if isinstance(loop, cst.While):
+        counter = _while_counter(loop)
+        return (counter, "falsy") if counter is not None else None
     if not isinstance(loop, cst.For):
         return None
     target, iterable = loop.target, loop.iter
@@ -394,6 +399,44 @@ def _loop_key(loop: cst.CSTNode) -> tuple[str, str] | None:
             return None
         return target.value, "both" if set(texts) <= {"True", "False"} else ""
     return None
+
+
+def _while_counter(loop: cst.While) -> str | None:
+    """``idx`` of ``while ...:`` whose body steps it by ``idx += 1`` (a positive integer literal), as
+    a statement of the body itself, binds it nowhere else and never ``continue``s (which could skip
+    the step): the counter grows on every pass, so it holds each value on one pass at most."""
+    body = loop.body
+    if not isinstance(body, cst.IndentedBlock) or any(_has_continue(line) for line in body.body):
+        return None
+    steps = [
+        line.body[0]
+        for line in body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        and len(line.body) == 1
+        and isinstance(line.body[0], cst.AugAssign)
+        and isinstance(line.body[0].operator, cst.AddAssign)
+        and isinstance(line.body[0].target, cst.Name)
+        and (int_value(line.body[0].value) or 0) > 0
+    ]
+    for step in steps:
+        name = step.target.value  # type: ignore[attr-defined]
+        bindings = [node for node in walk(body) if _binds_name(node, name)]
+        if bindings == [step]:
+            return name
+    return None
+
+
+def _binds_name(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``node`` is a statement or expression that binds ``name``."""
+    if isinstance(node, cst.AugAssign | cst.AnnAssign):
+        return isinstance(node.target, cst.Name) and node.target.value == name
+    if isinstance(node, cst.Assign):
+        return any(name in bound_names(target.target) for target in node.targets)
+    if isinstance(node, cst.For | cst.CompFor):
+        return name in bound_names(node.target)
+    if isinstance(node, cst.NamedExpr):
+        return isinstance(node.target, cst.Name) and node.target.value == name
+    return False
 
 
 def _constant_text(node: cst.BaseExpression) -> str | None:

@@ -6,16 +6,9 @@ import libcst as cst
 
 from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.traversal import walk
+from torchperf_lint.vocabulary import NON_CPU_DEVICES, named_device
 
 __all__ = ["walk"]  # re-exported: rules import their tree helpers from one place
-
-#: Device types that are not the CPU; a route to any of them breaks the CPU-only contract. Besides
-#: torch's own, the names out-of-tree backends register or frameworks use for them (``"tpu"`` for
-#: XLA, ``"neuron"``, ``"musa"``, ``"mlu"``...).
-NON_CPU_DEVICES = frozenset(
-    {"cuda", "mps", "xpu", "hip", "hpu", "npu", "xla", "mtia", "ipu", "vulkan", "privateuseone", "maia"}
-    | {"tpu", "neuron", "musa", "mlu", "sdaa", "gcu"}
-)
 
 
 def string_value(node: cst.BaseExpression) -> str | None:
@@ -30,17 +23,32 @@ def string_value(node: cst.BaseExpression) -> str | None:
 
 
 def device_text(node: cst.BaseExpression) -> str | None:
-    """The device a string names: ``"cuda:0"`` and ``f"cuda:{i}"`` both give ``cuda``; None when the
-    node is no string literal or an f-string that does not start with a device name. Case is kept:
-    torch's device strings are lower case (``torch.device("CUDA")`` is refused), so ``"CUDA"`` is a
-    label for people, as in an environment report."""
+    """The device a string names: ``"cuda:0"``, ``f"cuda:{i}"``, ``"cuda:" + str(i)``, ``"cuda:%d" % i``
+    and ``"cuda:{}".format(i)`` all give ``cuda``; None when the node is no string or a string built
+    from a start that is not a device name followed by an index. Case is kept: torch's device strings
+    are lower case (``torch.device("CUDA")`` is refused), so ``"CUDA"`` is a label for people, as in an
+    environment report."""
     value = string_value(node)
-    if value is None and isinstance(node, cst.FormattedString) and node.parts:
-        first = node.parts[0]
-        if not isinstance(first, cst.FormattedStringText) or (":" not in first.value and len(node.parts) > 1):
-            return None
-        value = first.value
-    return value.split(":")[0].strip() if value is not None else None
+    if value is not None:
+        return named_device(value, whole=True)
+    start = _leading_text(node)
+    whole = isinstance(node, cst.FormattedString) and len(node.parts) == 1  # ``f"cuda"``: all fixed text
+    return named_device(start, whole) if start is not None else None
+
+
+def _leading_text(node: cst.BaseExpression) -> str | None:
+    """The fixed text a string built at run time starts with: an f-string's first part, the left
+    operand of ``+`` or ``%``, the receiver of ``.format``."""
+    if isinstance(node, cst.FormattedString):
+        first = node.parts[0] if node.parts else None
+        return first.value if isinstance(first, cst.FormattedStringText) else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add | cst.Modulo):
+        return string_value(node.left) or (
+            _leading_text(node.left) if isinstance(node.operator, cst.Add) else None
+        )
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        return string_value(node.func.value)
+    return None
 
 
 def is_non_cpu_device_string(node: cst.BaseExpression) -> bool:

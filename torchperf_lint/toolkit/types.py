@@ -441,6 +441,7 @@ class _Evaluator:
         key = ("state-kinds", id(owner))
         found = self.ctx.facts.get(key)
         if found is None:
+            self.ctx.facts[key] = {}  # while computed: an append judged in its method sees no state kinds
             found = self.ctx.facts[key] = self._state_kinds(owner)
         return found.get(name)  # type: ignore[union-attr]
 
@@ -450,7 +451,7 @@ class _Evaluator:
             for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
                 if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                     declared[small.target.value] = annotation_kind(self.ctx, small.annotation.annotation)
-        made: dict[str, set[Kind]] = {}
+        made = self._appended_kinds(owner)
         for node in walk(owner.body):
             if isinstance(node, cst.Assign):
                 targets, value = [t.target for t in node.targets], node.value
@@ -458,6 +459,8 @@ class _Evaluator:
                 targets, value = [node.target], node.value
             else:
                 continue
+            if isinstance(value, cst.List) and not value.elements:
+                continue  # ``self.preds = []``: what is appended to it says what it holds
             for target in targets:
                 name = _state_name(target)
                 if name is not None:
@@ -471,6 +474,27 @@ class _Evaluator:
             if name not in declared and len(kinds) == 1:
                 declared[name] = kinds.pop()
         return declared
+
+    def _appended_kinds(self, owner: cst.ClassDef) -> dict[str, set[Kind]]:
+        """Per attribute, the kinds of list its methods fill by ``self.preds.append(v)``, each ``v``
+        judged in the method that appends it (``v = out.cpu().numpy()``): a list of arrays."""
+        appended: dict[str, set[Kind]] = {}
+        body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+        for method in body:
+            if not isinstance(method, cst.FunctionDef):
+                continue
+            appends = [node for node in walk(method.body) if _appended_state(node)]
+            if not appends:
+                continue
+            # built apart, not cached: the method's kinds are built again, with the state known, when used
+            kinds = _Builder(self.ctx).build(method)
+            for node in appends:
+                value = node.value.args[0].value  # type: ignore[attr-defined]
+                index = kinds.order.get(id(node))
+                item = kind_in(self.ctx, kinds, index, value) if index is not None else None
+                state = _appended_state(node)
+                appended.setdefault(state, set()).add((ITEMS, item) if item is not None else None)  # type: ignore[arg-type]
+        return appended
 
     def _method_returns(self, owner: cst.ClassDef, value: cst.BaseExpression) -> Kind:
         """What ``self.method(...)``, a method of ``owner``, is annotated to return."""
@@ -625,6 +649,16 @@ class _Evaluator:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self.kinds.methods.get(func.attr.value)
         return None
+
+
+def _appended_state(node: cst.CSTNode) -> str | None:
+    """``preds`` for the statement ``self.preds.append(v)``."""
+    if not (isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and len(node.value.args) == 1):
+        return None
+    func = node.value.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "append"):
+        return None
+    return _state_name(func.value)
 
 
 def _state_name(target: cst.BaseExpression) -> str | None:
