@@ -7,7 +7,11 @@ from collections.abc import Callable
 import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
-from torchperf_lint.toolkit.bookkeeping import is_layer_tensor, is_parameter_loop_variable
+from torchperf_lint.toolkit.bookkeeping import (
+    derives_from_autograd_function,
+    is_layer_tensor,
+    is_parameter_loop_variable,
+)
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import parameters
 from torchperf_lint.toolkit.matching import (
@@ -22,7 +26,7 @@ from torchperf_lint.toolkit.matching import (
     walk,
 )
 from torchperf_lint.toolkit.types import bound_value
-from torchperf_lint.vocabulary import GRAD_FLAG_NAME, SET_GRAD_ENABLED
+from torchperf_lint.vocabulary import AUTOGRAD_FUNCTIONS, GRAD_FLAG_NAME, SET_GRAD_ENABLED
 
 _ENABLING_CALLS = {
     "torch.enable_grad": ("torch.enable_grad", "turns autograd recording on"),
@@ -33,7 +37,6 @@ _ENABLING_CALLS = {
 }
 #: ``torch.enable_grad`` under each name torch exports it by.
 _ENABLE_GRAD = frozenset(name for name, (shown, _) in _ENABLING_CALLS.items() if shown == "torch.enable_grad")
-_AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 #: Learnable parameters: ``requires_grad=True`` on them (or on the tensor they wrap) is their default.
 _PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 #: Names a function gives the one model parameter it is handed (``def unfreeze(param):``).
@@ -64,7 +67,8 @@ class AutogradRecording(Rule):
         "`x.requires_grad = True`, `torch.enable_grad` (called, or named to be entered later: `context = "
         "torch.enable_grad if ttt else nullcontext`, a bare `@enable_grad`), `torch.set_grad_enabled(True)` "
         "(or a flag), "
-        "`.backward()`, `torch.autograd.grad`/`backward`, and subclasses of `torch.autograd.Function`. "
+        "`.backward()`, `torch.autograd.grad`/`backward`, and subclasses of `torch.autograd.Function`, also "
+        "through a project class of this file or another module that is one (`class AWQ(QuantizedFunction)`). "
         "Exempt: `self.requires_grad = True` in a class that is no tensor (a hook, a module, a config), "
         "a plain attribute of that object; learnable parameters (`nn.Parameter(t, requires_grad=True)`; "
         "a factory with "
@@ -91,7 +95,9 @@ class AutogradRecording(Rule):
         "the caller's choice: "
         "`out.requires_grad_(inp.requires_grad)`, or turning recording on only under "
         "`if requires_grad:` (a parameter of the function named for it, also `wrt_x`: differentiate with "
-        "respect to `x`) or `if x.requires_grad:`, alone or as one part of an `and`, or "
+        "respect to `x`), `if x.requires_grad:` or `if rg:` with a local read from the inputs (`rg = "
+        "x.requires_grad`, `any(t.requires_grad for t in ts)`, or a project function returning such a flag), "
+        "alone or as one part of an `and`, or "
         "`torch.set_grad_enabled(flag)` where `flag` is a parameter named for it (`requires_grad`, "
         "`need_grad`, `differentiable`, `track_gradients`) or a local read from the inputs' "
         "`requires_grad`; restoring a saved "
@@ -115,6 +121,11 @@ class AutogradRecording(Rule):
         # unfreezing a module's tensors; recording turned on at the caller's request, ``wrt_`` a value
         "import torch\ndef unfreeze(model):\n    for m in model.modules():\n        m.bias.requires_grad = True\n"
         "    for name, module in model.named_modules():\n        module.weight.requires_grad = True\n",
+        # the inputs' flag kept in a local, directly, over several inputs, from a helper, then passed along
+        "import torch\ndef _wants(x):\n    return x.requires_grad\ndef logm(m, ys):\n    rg = m.requires_grad\n"
+        "    any_rg = any(t.requires_grad for t in ys)\n    w = _wants(m)\n    out = m * 2\n    if rg:\n"
+        "        out = out.requires_grad_()\n    if any_rg:\n        out.requires_grad_()\n    if w:\n"
+        "        out.requires_grad_(True)\n    return out\n",
         # a layer's weight or bias reached through a call, an attribute chain, a local
         "import torch\ndef train_embeddings(self):\n    self.get_input_embeddings().weight.requires_grad = True\n"
         "    self.encoder.norm.bias.requires_grad_()\n    emb = self.get_output_embeddings()\n"
@@ -199,6 +210,17 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # a subclass of a project class that is an autograd Function, two levels down
+            "import torch\nclass Quantized(torch.autograd.Function):\n    @staticmethod\n"
+            "    def backward(ctx, g):\n        return g\nclass AWQ(Quantized):\n    pass\nclass Marlin(AWQ):\n"
+            "    pass\n",
+            ((2, 17), (6, 11), (8, 14)),
+        ),
+        Invalid(  # a local that reads something else than the inputs' flag
+            "import torch\ndef f(x):\n    fast = x.shape[0] > 3\n    out = x * 2\n    if fast:\n"
+            "        out.requires_grad_()\n    return out\n",
+            ((6, 9),),
+        ),
         Invalid(  # a weight kept on ``self`` or on a plain argument: a kernel's own tensor may be named so
             "import torch\nclass Warp:\n    def fit(self, ctx):\n        self.weight.requires_grad_()\n"
             "        ctx.bias.requires_grad = True\n",
@@ -363,7 +385,26 @@ class AutogradRecording(Rule):
                         return True
                     if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
                         return True
+                    if isinstance(test, cst.Name) and test.value not in names and self._reads_input_flag(test):
+                        return True
         return False
+
+    def _reads_input_flag(self, local: cst.Name) -> bool:
+        """A local bound to what the inputs ask for: ``rg = x.requires_grad``, ``rg = any(t.requires_grad
+        for t in ts)``, or a project function returning such a flag (``rg = wants_grad(x)``, here or
+        in another module)."""
+        value = bound_value(self.ctx, local)
+        if value is None:
+            return False
+        if any(isinstance(n, cst.Attribute) and n.attr.value == "requires_grad" for n in walk(value)):
+            return True
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name | cst.Attribute):
+            return False
+        func = value.func
+        callee = self.ctx.qualname(func) or (
+            f"{self.ctx.module_name}.{func.value}" if isinstance(func, cst.Name) else ""
+        )
+        return self.ctx.kernel.returns.get(callee) == "grad-flag"
 
     def _is_callers_wish(self, flag: cst.BaseExpression) -> bool:
         """``torch.set_grad_enabled(requires_grad)`` with a parameter named for it, or with a local read
@@ -609,8 +650,11 @@ class AutogradRecording(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
-            if self.ctx.qualname(base.value) in _AUTOGRAD_FUNCTION:
+            if self.ctx.qualname(base.value) in AUTOGRAD_FUNCTIONS:
                 self.report(base, what="torch.autograd.Function", effect="defines a backward pass for autograd")
+            elif derives_from_autograd_function(self.ctx, base.value):
+                effect = "derives from torch.autograd.Function, so this class defines a backward pass for autograd"
+                self.report(base, what=source_of(base.value), effect=effect)
 
 
 def _bound_names(node: cst.CSTNode) -> list[cst.Name]:

@@ -116,7 +116,8 @@ class DefensiveMaterialization(Rule):
         "may have saved; it is returned (alone, as a subscript, or in a tuple), kept (`items.append(y)`, "
         "`d.update({k: y})`, `setattr(obj, name, y)`) or stored as an attribute or a container's item (`self.y "
         "= ...`, `cache[k] = y`), so it must not alias the input; or, for `.contiguous()`, its result feeds an "
-        "operation that needs contiguous memory (`.view(...)`, also of a slice of it, `torch.view_as_complex`, "
+        "operation that needs contiguous memory (`.view(...)`, also of a slice of it or of a dtype conversion "
+        "of it, which keeps its strides, `c.float().view(...)`, `torch.view_as_complex`, "
         "a compiled extension "
         "under `torch.ops` or a backend's `ops` namespace (`torch.tpu.ops`), "
         "a `torch.distributed` collective, a nested tensor's `.values()`, `.data_ptr()`, `__dlpack__()` "
@@ -128,7 +129,8 @@ class DefensiveMaterialization(Rule):
         "`F.unfold`, `torch.searchsorted` and `torch.bucketize`: profiled, their CPU kernels copy such an "
         "input first; a `.reshape` or `.flatten`, chained or on the name rebound in the next statement, that "
         "merges axes of a permuted view, which cannot be a view and copies: the call's arguments must show "
-        "the merge, as fewer axes than the permutation names, `permute(0, 3, 4, 1, 2)` then `reshape(b, c, h, "
+        "the merge, as fewer axes than the permutation names or a size spelt as a product of sizes, "
+        "`reshape(B * N, T, 1)`, `permute(0, 3, 4, 1, 2)` then `reshape(b, c, h, "
         "w)`, or a flattened span), so dropping it saves nothing, or is a norm, `F.normalize` or a cross "
         "product along an axis given as `dim=` (profiled along a permuted axis, they ran 1.6 to 10 times "
         "slower on the view than the copy and the operation together), so the copy can pay for itself; the "
@@ -146,8 +148,10 @@ class DefensiveMaterialization(Rule):
         "torch and NumPy (`TensorDict(obs).clone()`), or a copy whose next member is one torch tensors do "
         "not have (`state.clone().to_dict()`, also through the name it is bound to); and a `.contiguous()` "
         "of a tensor the function made (an "
-        "operation, a torch call or a project function known to return a tensor, directly or through a name), "
-        "alone or through views that keep contiguity (`torch.cat(parts).view(b, -1).contiguous()`, "
+        "operation, a torch call or a project function known to return a tensor, directly or through a name, "
+        "also a parameter rebound to one, `feats = torch.cat(feats)`, or a dtype conversion of one, "
+        "`inds = (t * m).long()`), alone or through views that keep contiguity "
+        "(`torch.cat(parts).view(b, -1).contiguous()`, "
         "`.unsqueeze`, `.squeeze`), which is contiguous already and copies nothing. Not exempt, because the "
         "rule cannot tell: a `.contiguous()` kept for a measured layout benefit of some other operation, or of "
         "these without `dim=`, or a clone kept for autograd's sake; suppress those with `# noqa: TPL101` and a "
@@ -268,6 +272,25 @@ class DefensiveMaterialization(Rule):
         "import torch\nclass Bank(torch.nn.Module):\n    def _decay(self):\n        self.bank *= 0.9\n"
         "    def loss(self, q):\n        out = q @ self.bank.clone().T\n        self._decay()\n"
         "        return out\n",
+        # a view of a dtype conversion of the copy: under an if, through .to, through type_as
+        "import torch\ndef rope(x, shape, interleaved):\n    if not interleaved:\n"
+        "        x = x.view(*shape[:-1], 2, -1).transpose(-1, -2).contiguous()\n"
+        "    x = torch.view_as_complex(x.float().view(*shape[:-1], -1, 2))\n    y = x * 2\n"
+        "    if not interleaved:\n        y = y + 1\n    return y\n"
+        "def g(x, ref):\n    a = x.permute(1, 0).contiguous()\n    b = x.transpose(0, 1).contiguous()\n"
+        "    return a.to(torch.float32).view(-1), b.type_as(ref).view(-1)\n",
+        # a reshape whose sizes show a merge as a product: chained, on the next statement, as a tuple
+        "import torch\ndef f(mask, B, N, T):\n    m = mask.permute(0, 2, 1).contiguous().reshape(B * N, T, 1)\n"
+        "    x = mask.permute(0, 2, 1).contiguous()\n    x = x.reshape((B * N, T, 1))\n"
+        "    y = mask.transpose(1, 2).contiguous().reshape(mask.shape[0] * N, -1)\n    return (m + x + y).sum()\n",
+        # a dtype conversion of a tensor the function made: through a name, chained, through .to
+        "import torch\ndef f(t, k, mask, targets):\n    inds = torch.topk(t, k)[1] * mask + (mask - 1)\n"
+        "    inds = inds.long()\n    inds = inds.view(-1).contiguous()\n    targets[inds] = 1\n"
+        "    a = (t * 2).float().view(-1).contiguous()\n    b = torch.cat([t, t]).to(torch.int64).contiguous()\n"
+        "    return targets, a, b\n",
+        # a parameter rebound to a tensor the function made, then stored into another: no input copied
+        "import torch\ndef merge(feats: list[torch.Tensor], d, mask):\n    feats = torch.cat(feats, dim=0)\n"
+        "    final = torch.zeros(4, d)\n    final[mask] = feats.contiguous().reshape(-1, d)\n    return final\n",
         # the write made by a method the called method calls in turn
         "import torch\nclass Albef(torch.nn.Module):\n    def _enqueue(self, idx):\n"
         "        self.idx_queue[:, :idx.shape[0]] = idx.T\n    def _similarity(self, q, idx):\n"
@@ -370,6 +393,25 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # a size with a literal factor may be one axis's own length doubled
+            "import torch\ndef f(mask, B, N, T):\n"
+            "    y = mask.permute(0, 2, 1).contiguous().reshape(B, 2 * N, T)\n    return y.sum()\n",
+            ((3, 9),),
+        ),
+        Invalid(  # a dtype conversion of an input, then a view of it
+            "import torch\ndef f(x, targets):\n    y = x.long()\n    y = y.view(-1).contiguous()\n"
+            "    targets[y] = 1\n    return targets\n",
+            ((4, 9),),
+        ),
+        Invalid(  # a parameter rebound to a view of itself still holds the input
+            "import torch\ndef f(x, mask):\n    x = x[0]\n    out = torch.zeros(3)\n"
+            "    out[mask] = x.contiguous()\n    return out\n",
+            ((5, 17),),
+        ),
+        Invalid(  # a dtype conversion of the copy read by an operation that needs no layout
+            "import torch\ndef f(x):\n    y = x.permute(1, 0).contiguous()\n    return y.float().sum()\n",
+            ((3, 9),),
+        ),
         Invalid(  # methods that call each other, or themselves, and none writes the copied state
             "import torch\nclass Albef(torch.nn.Module):\n    def _walk(self, n):\n"
             "        return self._walk(n - 1) if n else self._log()\n    def _log(self):\n"
@@ -616,6 +658,8 @@ class DefensiveMaterialization(Rule):
         after_view = isinstance(receiver, cst.Call) and method_name(receiver) in VIEWS
         if after_view and method == "contiguous" and self._made_here(node, _under_contiguity_keepers(receiver)):
             return  # ``torch.cat(parts).view(b, -1)`` is contiguous already: nothing is copied
+        if method == "contiguous" and self._rebound_to_made(node, receiver):
+            return  # ``feats = torch.cat(feats)`` then ``feats.contiguous()``: contiguous already
         of_input = after_view or self._is_parameter(receiver) or self._holds_view(node, receiver, method)
         if of_input or (method == "clone" and self._spares_nothing(node, receiver, fate)):
             if self._original_written(node, receiver):
@@ -761,18 +805,23 @@ class DefensiveMaterialization(Rule):
             return True
         return source_of(annotation.annotation).rpartition(".")[2] in ("Any", "object")
 
-    def _made_here(self, node: cst.Call, value: cst.BaseExpression) -> bool:
+    def _made_here(self, node: cst.Call, value: cst.BaseExpression, where: int | None = None) -> bool:
         """A new tensor this function made, contiguous as every fresh result is: an operation
         (``a * 2``), a call known to return a tensor that is not a view (``torch.cat(parts)``, a project
-        function annotated ``-> Tensor``), or a name bound to one and sharing no other memory."""
-        if isinstance(value, cst.Name):
-            function = self.ctx.enclosing_function()
-            facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
+        function annotated ``-> Tensor``), a dtype conversion of one (``t.long()``, which is ``t`` or a
+        copy with its strides), or a name bound to one of these and sharing no other memory."""
+        function = self.ctx.enclosing_function()
+        facts = writes.of(self.ctx, function.body if function is not None else self.ctx.module)
+        if where is None:
             where = facts.calls.get(id(node))
+        if isinstance(value, cst.Name):
             held = facts.held_at(value.value, where) if where is not None else None
-            if held is None or held[0] is None or held[1]:
+            if held is None or held[0] is None or (held[1] and not writes.converts_dtype(held[0])):
                 return False
             value = held[0]
+        if writes.converts_dtype(value):
+            receiver = value.func.value  # type: ignore[attr-defined]
+            return self._made_here(node, receiver, facts.calls.get(id(value)))
         if isinstance(value, cst.BinaryOperation | cst.UnaryOperation):
             return True
         return (
@@ -787,6 +836,20 @@ class DefensiveMaterialization(Rule):
         if function is None or not isinstance(receiver, cst.Name):
             return False
         return any(p.name.value == receiver.value for p in parameters(function))
+
+    def _rebound_to_made(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """``receiver`` is a name that every way to ``node`` last bound to a tensor the function made
+        (``feats = torch.cat(feats)``, also under a parameter's name), sharing no other memory."""
+        function = self.ctx.enclosing_function()
+        if function is None or not isinstance(receiver, cst.Name):
+            return False
+        facts = writes.of(self.ctx, function.body)
+        where = facts.calls.get(id(node))
+        enclosing = frozenset(id(n) for n in self.ctx.ancestors if isinstance(n, cst.BaseSuite))
+        held = facts.dominating_binding(receiver.value, where, enclosing) if where is not None else None
+        if held is None or held[0] is None or (held[1] and not writes.converts_dtype(held[0])):
+            return False
+        return self._made_here(node, held[0])
 
     def _fate(self, method: str) -> Fate:
         """What becomes of the copy: needed (written in place, kept or returned, so it must not alias

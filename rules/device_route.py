@@ -62,6 +62,7 @@ _MOVES, _NAMES, _TESTS, _SPLITS, _USES = (
 _NAME_LIKE = re.compile(r"[\w.:/-]+")
 #: Expressions a condition is built from; a device test anywhere inside one is reported once.
 _CONDITION_PARTS = (
+    cst.Name,  # the visited node itself, an imported query (``is_available() and is_built()``)
     cst.BooleanOperation,
     cst.UnaryOperation,
     cst.Comparison,
@@ -129,13 +130,18 @@ class DeviceRoute(Rule):
         "the handler does is judged on its own); a device class handed as such to a decorator "
         "(`@delegates(GradScaler)` borrows its signature once, when the function is defined); "
         "a test whose branch only raises, "
-        "asserts, warns, logs or prints (also through nested tests every arm of which only raises), an "
+        "asserts, warns, logs or prints (also through nested tests every arm of which only raises; one that "
+        "only warns, logs or prints with an `else` that does work picks between the two and is flagged), an "
         "`assert` (it refuses a device: the route stays on the CPU), or one of the `if ...: return` guards "
         "that open a function which then only warns or raises (`if not torch.cuda.is_available(): return` "
         "before `warnings.warn(...)`: every way through it reports or does nothing); an `if` whose block, "
         "and `else` if any, only fills in a description of the machine, returning or storing prose, "
         "`None` or a hardware description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
-        "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`); an `if` without "
+        "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`; prose added to a "
+        "message, `msg += f'GPU {i}: {torch.cuda.get_device_name(i)}'`, `msg = msg + ' (GPU)'`, "
+        "`fmt.append('max mem: {mem:.0f}')`); an `if` or `elif` whose block does what its `else` does, "
+        "statement for statement (`elif mps.is_available(): return 'cpu'` then `else: return 'cpu'`); an "
+        "`if` without "
         "`else` whose block only keeps house (`torch.xpu.empty_cache()`, or a memory statistic handed to a "
         "logger), since both ways run the same work; a query bound to a name the file never reads "
         "(`use_cuda = torch.cuda.is_available()` left behind) or the function reads only to show it "
@@ -233,6 +239,18 @@ class DeviceRoute(Rule):
         "        for field in fields:\n            info[field] = 'No CUDA'\n",
         "from torch.backends import mps\ndef row(env):\n    if mps.is_available():\n"
         "        env.mps = 'Metal is available'\n",
+        # a test whose block does what the else does: imported queries in an elif, an attribute in an if
+        "from torch.backends.mps import is_available, is_built\nimport torch\ndef device(name):\n"
+        "    if name:\n        return name\n    elif is_available() and is_built():\n"
+        "        # not all ops run on MPS yet\n        return 'cpu'\n    else:\n        return 'cpu'\n"
+        "def pick(x):\n    if torch.backends.mps.is_available():\n        y = x * 2\n"
+        "    else:\n        y = x * 2\n    return y\n",
+        # prose added to a message: augmented, concatenated, appended to a list of format parts
+        "import torch\ndef report(n, fmt):\n    msg = ''\n    for i in range(n):\n"
+        "        if torch.cuda.is_available():\n"
+        "            msg += f'GPU {i} Name: {torch.cuda.get_device_name(i)}'\n    if torch.cuda.is_available():\n"
+        "        msg = msg + ' (GPU build)'\n    if torch.cuda.is_available():\n"
+        "        fmt.append('max mem: {memory:.0f}')\n    return msg, fmt\n",
         "import torch\ndef env():\n    return {'cuda': str(torch.cuda.is_available())}\n",
         "import torch\ndef env(info):\n    info.gpus = repr(torch.cuda.device_count())\n",
         "from torch.cuda import is_available\nROW = ('CUDA available', str(is_available()))\n",
@@ -272,6 +290,22 @@ class DeviceRoute(Rule):
         "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a warning whose ``else`` turns something on: the test picks between them
+            "import logging\nimport torch\nlog = logging.getLogger(__name__)\nclass M:\n    def setup(self):\n"
+            "        if not torch.cuda.is_available():\n            log.warning('AMP needs CUDA')\n        else:\n"
+            "            self.amp = True\n",
+            ((6, 16),),
+        ),
+        Invalid(  # one condition of two imported queries is one finding
+            "from torch.backends.mps import is_available, is_built\ndef f(x):\n"
+            "    if is_available() and is_built():\n        x = x * 2\n    return x\n",
+            ((3, 8),),
+        ),
+        Invalid(  # a bare device word added to a message may name a backend; a tensor moved in the block
+            "import torch\ndef f(msg, parts, x):\n    if torch.cuda.is_available():\n        msg += 'cuda'\n"
+            "    if torch.cuda.is_available():\n        parts.append(x.cuda())\n    return msg, parts\n",
+            ((3, 8), (5, 8), (6, 22)),
+        ),
         Invalid(  # a query shown and then branched on; a branch that waits for the device
             "import torch\ndef f(x):\n    cuda = torch.cuda.is_available()\n    print(f'cuda: {cuda}')\n"
             "    if cuda:\n        x = x * 2\n    if x.is_cuda:\n        torch.cuda.synchronize()\n    return x\n",
@@ -543,6 +577,8 @@ class DeviceRoute(Rule):
         if _is_error_class(what) or _decorator_argument(ancestors):
             return
         if _guards_only_a_description(self.ctx) or _guards_only_housekeeping(self.ctx):
+            return
+        if _guards_what_else_does(self.ctx.ancestors):
             return
         condition = _condition_of(self.ctx.ancestors)
         if condition is not None:
@@ -989,8 +1025,11 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
         if isinstance(node, cst.If) and child is node.test:
             # nested checks count when every arm only rejects: an ``else`` that does something else
             # means the device picks between two ways
-            if _rejects(node.body) or only_reports(node.body) or arms_only_reject(node, _rejects):
-                return True
+            if _rejects(node.body) or arms_only_reject(node, _rejects):
+                return True  # a raising block leaves, so an ``else`` runs what would follow anyway
+            if only_reports(node.body) and _reports_or_nothing(node.orelse):
+                return True  # a warning with an ``else`` that works picks between the two
+
             return _guards_a_refusal(node, ancestors)
         if isinstance(node, cst.IfExp) and child is node.test:
             return _is_text(node.body) and _is_text(node.orelse)
@@ -998,6 +1037,10 @@ def _guards_only_a_rejection(ancestors: list[cst.CSTNode]) -> bool:
             return False
         child = node
     return False
+
+
+def _reports_or_nothing(orelse: cst.If | cst.Else | None) -> bool:
+    return orelse is None or (isinstance(orelse, cst.Else) and only_reports(orelse.body))
 
 
 def _guards_a_refusal(branch: cst.If, ancestors: list[cst.CSTNode]) -> bool:
@@ -1061,6 +1104,36 @@ def _guards_only_a_description(ctx) -> bool:
     return False
 
 
+def _guards_what_else_does(ancestors: list[cst.CSTNode]) -> bool:
+    """The visited node is in the test of an ``if`` (or ``elif``) whose block does what its ``else``
+    does, statement for statement (``elif torch.backends.mps.is_available(): return "cpu"`` then
+    ``else: return "cpu"``): either way the same work runs, so the test routes nothing."""
+    child = ancestors[-1]
+    for node in reversed(ancestors[:-1]):
+        if isinstance(node, cst.If) and child is node.test:
+            if not isinstance(node.orelse, cst.Else):
+                return False
+            mine, other = _simple_statements(node.body), _simple_statements(node.orelse.body)
+            return (
+                bool(mine)
+                and len(mine) == len(other)
+                and all(a.deep_equals(b) for a, b in zip(mine, other, strict=True))
+            )
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
+
+
+def _simple_statements(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The small statements of ``block``, or none when it holds a compound statement; comments and
+    blank lines between them are left out."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else (block,)
+    if not all(isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite) for line in lines):
+        return []
+    return [small for line in lines for small in line.body]  # type: ignore[attr-defined]
+
+
 def _guards_only_housekeeping(ctx) -> bool:
     """The visited node is in the test of an ``if`` without ``else`` whose block only keeps house on
     the device: each statement calls a member that manages or describes memory or seeds
@@ -1112,14 +1185,31 @@ def _only_describes(ctx, block: cst.BaseSuite) -> bool:
             if not _only_describes(ctx, statement.body):
                 return False
         elif isinstance(statement, cst.SimpleStatementLine | cst.SimpleStatementSuite):
-            for small in statement.body:
-                if not isinstance(small, cst.Return | cst.Assign) or small.value is None:
-                    return False  # a bare ``return`` skips the rest: a route, not a description
-                if not _is_description(ctx, small.value):
-                    return False
+            if not all(_adds_description(ctx, small) for small in statement.body):
+                return False
         else:
             return False
     return bool(statements)
+
+
+def _adds_description(ctx, small: cst.BaseSmallStatement) -> bool:
+    """``return d``, ``x = d``, or text added to a message: ``msg += d``, ``msg = msg + d``,
+    ``lines.append(d)``, with ``d`` a description (see `_is_description`)."""
+    if isinstance(small, cst.Return | cst.Assign):
+        value = small.value
+        if isinstance(small, cst.Assign) and isinstance(value, cst.BinaryOperation):
+            target = small.targets[0].target if len(small.targets) == 1 else None
+            if isinstance(value.operator, cst.Add) and target is not None and value.left.deep_equals(target):
+                value = value.right  # ``msg = msg + f" on GPU {i}"``
+        # a bare ``return`` skips the rest: a route, not a description
+        return value is not None and _is_description(ctx, value)
+    if isinstance(small, cst.AugAssign):
+        return isinstance(small.operator, cst.AddAssign) and _is_text(small.value)
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        appends = isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+        return appends and len(call.args) == 1 and _is_text(call.args[0].value)
+    return False
 
 
 def _is_description(ctx, value: cst.BaseExpression | None) -> bool:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit.bookkeeping import (
+    arms_differ_by_detach,
     in_custom_backward,
     is_detached_form,
     is_layer_tensor,
@@ -71,7 +72,8 @@ class GraphPreservingFallback(Rule):
         "x.requires_grad and training` then `if needs:`), or through a project function that returns "
         "one (`if _needs_graph(x):`, in this file or another module); and a branch on a parameter named "
         "for autograd (`requires_grad`, `differentiable`, `need_grad`, or against it: `no_grad`, "
-        "`track_grads`), or a local folded from one, in a "
+        "`track_grads`; also `grad` or `gradient` declared a bool, `grad: bool = False`, where a bare `grad` "
+        "is a gradient tensor), or a local folded from one, in a "
         "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`), unless it only "
         "fills in a default (`if requires_grad is None:`); an attribute of `self` named so "
         "(`self.requires_grad`, `self.no_grad`) in a class that is no tensor (a module keeping its "
@@ -109,7 +111,9 @@ class GraphPreservingFallback(Rule):
         "no tensor; a branch that only detaches its input (`x = x.detach()`, `x = x.data`, "
         "`x = x.detach().clone()`, "
         "`x.detach() if x.requires_grad else x`, or arms equal but for a `.detach()`: "
-        "`t.detach().cpu().numpy() if t.requires_grad else t.cpu().numpy()`), which normalises it; "
+        "`t.detach().cpu().numpy() if t.requires_grad else t.cpu().numpy()`, and the same two ways as "
+        "statements: an `if`/`else` assigning one target, or an `if` that returns followed by the other "
+        "`return`), which normalises it; "
         "reads inside a custom `torch.autograd.Function`'s `backward`, `jvp` or `vjp`, or a function "
         "nested there (a hook the backward pass runs), which skip gradients nobody needs in the "
         "backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
@@ -295,6 +299,14 @@ class GraphPreservingFallback(Rule):
         "    if param.dtype != torch.float32 and param.requires_grad:\n        module.upcast()\n",
         "import torch\nclass Centers(torch.nn.Module):\n    def init(self):\n"
         "        if not self._centers._params.requires_grad:\n            self._centers._params.mul_(2)\n",
+        # a bare ``grad`` is a gradient tensor, not a flag
+        "import torch\ndef step(grad, lr):\n    if grad is None:\n        return None\n    with torch.no_grad():\n"
+        "        return grad * lr\n",
+        # arms that differ by a ``.detach()`` only: assigned in if/else, returned then fallen through, nested
+        "import torch\ndef to_numpy(e):\n    if isinstance(e, torch.Tensor):\n        if e.requires_grad:\n"
+        "            e = e.cpu().detach().numpy()\n        else:\n            e = e.cpu().numpy()\n    return e\n"
+        "def predict(model, x):\n    p = model(x)\n    if p.requires_grad:\n"
+        "        return p.detach().cpu().numpy()\n    return p.cpu().numpy()\n",
         # a layer's weight or bias: through an attribute chain, a call, a local
         "import torch\ndef fusion_loss(model):\n    loss = 0.0\n    for m in model.modules():\n"
         "        if m.value.weight.requires_grad:\n            loss = loss + (m.value.weight - 1).sum()\n"
@@ -302,6 +314,21 @@ class GraphPreservingFallback(Rule):
         "    w = model.head.bias\n    if w.requires_grad:\n        loss = loss + w.sum()\n    return loss\n",
     )
     invalid = (
+        Invalid(  # a ``grad`` parameter declared a bool: annotated, defaulted, as the test of an if
+            "import torch\nfrom contextlib import nullcontext\nclass M:\n"
+            "    def predict(self, x, grad: bool = False):\n"
+            "        ctx = torch.no_grad() if not grad else nullcontext()\n        with ctx:\n"
+            "            return self.model(x)\ndef f(model, x, gradients=False):\n    if not gradients:\n"
+            "        with torch.no_grad():\n            return model(x)\n    return model(x)\n",
+            ((5, 38), (9, 12)),
+        ),
+        Invalid(  # ways that differ by more than a ``.detach()``: other work, another target
+            "import torch\ndef f(model, x):\n    p = model(x)\n    if p.requires_grad:\n"
+            "        return p.detach().cpu().numpy()\n    return p.cpu().numpy() * 2\n"
+            "def g(x):\n    if x.requires_grad:\n        y = x.detach().sum()\n    else:\n        z = x.sum()\n"
+            "    return x\n",
+            ((4, 8), (8, 8)),
+        ),
         Invalid(  # a weight kept on ``self`` by a kernel: its own tensor, whose flag picks a route
             "import torch\nclass Warp:\n    def __call__(self, x):\n        if self.weight.requires_grad:\n"
             "            return slow(x, self.weight)\n        return fast(x, self.weight)\n",
@@ -502,8 +529,7 @@ class GraphPreservingFallback(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._state_names.append(set())
-        names = {p.name.value for p in parameters(node)}
-        self._flags.append({name for name in names if GRAD_FLAG_NAME.search(name)})
+        self._flags.append({p.name.value for p in parameters(node) if _is_grad_flag(self.ctx, p)})
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._state_names.pop()
@@ -557,6 +583,8 @@ class GraphPreservingFallback(Rule):
     def visit_If(self, node: cst.If) -> None:
         if only_rejects(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
             return
+        if arms_differ_by_detach(node, self._next_statement(node)):
+            return  # ``if x.requires_grad: y = x.detach().numpy() else: y = x.numpy()``: one route
         if only_extends_text(node.body) and _extends_text_or_nothing(node.orelse):
             return  # ``text += ", requires_grad=True)"`` describes the tensor; it routes nothing
         if node.orelse is None and (
@@ -574,6 +602,13 @@ class GraphPreservingFallback(Rule):
         if node.orelse is None and only_returns_tested(node.test, node.body):
             return
         self._check_test(node.test)
+
+    def _next_statement(self, node: cst.If) -> cst.BaseStatement | None:
+        """The statement after ``node`` in its block, if any."""
+        block = self.ctx.parent
+        lines = list(block.body) if isinstance(block, cst.IndentedBlock | cst.Module) else []
+        index = next((i for i, line in enumerate(lines) if line is node), None)
+        return lines[index + 1] if index is not None and index + 1 < len(lines) else None
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if not is_detached_form(node) and not (_names_only(node.body) and _names_only(node.orelse)):
@@ -769,6 +804,21 @@ def _of_parameter(ctx, read: cst.Attribute, within: cst.BaseExpression) -> bool:
         isinstance(loop, cst.CompFor) and _binds(loop.target, name) and is_parameter_collection(ctx, loop.iter)
         for loop in walk(within)
     )
+
+
+def _is_grad_flag(ctx, param: cst.Param) -> bool:
+    """A parameter named for autograd (``requires_grad``, ``no_grad``, ``wrt_x``), or named ``grad``
+    or ``gradient(s)`` and declared a bool (``grad: bool = False``, or a ``True``/``False`` default):
+    a caller's choice between recording and not, where a bare ``grad`` is usually a gradient tensor."""
+    name = param.name.value
+    if GRAD_FLAG_NAME.search(name):
+        return True
+    if name.lower() not in ("grad", "grads", "gradient", "gradients"):
+        return False
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    boolean = isinstance(annotation, cst.Name) and annotation.value == "bool"
+    default = param.default
+    return boolean or (default is not None and (is_literal(default, "True") or is_literal(default, "False")))
 
 
 def _binds(target: cst.BaseExpression, name: str) -> bool:

@@ -67,7 +67,9 @@ class HostSyncInLoop(Rule):
         "call it at once, not in one stored for later): `.item()` and `.tolist()`; `bool()`, `int()` or "
         "`float()` of a reduction "
         "(`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor (`float(t[i])` with `t: "
-        "torch.Tensor`; an element of a tensor, as a loop or comprehension target over it, through "
+        "torch.Tensor`, also a shaped annotation such as jaxtyping's `Int[torch.Tensor, 'b n']` or a type "
+        "alias the module defines for one; an element of a tensor, as a loop or comprehension target over "
+        "it, through "
         "`zip`/`enumerate` or a progress bar (`tqdm(t)`, `progress_bar(t)`), or unpacked from it; a value "
         "of a `Dict[str, Tensor]` or of a dict literal of "
         "tensors; builtin `sum`, `min` or `max` over a tensor; or the result of a function of the project, or "
@@ -75,12 +77,15 @@ class HostSyncInLoop(Rule):
         "expression (`a if mask.any() else b`) or a comprehension's `if` that calls a reduction, "
         "`torch.equal`/`torch.allclose` (or the method `a.allclose(b)`) or builtin `any`/`all` over a "
         "tensor, tests a known tensor (`if "
-        "mask:`), or tests a name bound to a reduction (`peak = x.max()` ... `if peak > 0:`). One condition is "
+        "mask:`), or tests a name bound to a reduction, or an element of one (`peak = x.max()` ... `if peak > "
+        "0:`; `trends = x.sum(dim=1)` ... `'up' if trends[b] > 0 else 'down'`). One condition is "
         "one finding: a read inside a test that is reported is not reported again. Exempt: a name bound before "
         "the loop to `torch.equal` or `torch.allclose` (either form), "
         "which give a Python bool read once where they run; "
         "values known to be NumPy arrays or pandas objects (annotated `np.ndarray`, `npt.NDArray`, "
-        "`NDArray[...]`, `pd.DataFrame`, bound from `np.*`, `pd.*` or `.numpy()`, also after `if isinstance(x, "
+        "`NDArray[...]`, `np.array`, `Float[np.ndarray, 'n']`, `pd.DataFrame`, or a type alias of the module "
+        "for one, `Pair: TypeAlias = tuple[np.ndarray, np.ndarray]`; "
+        "bound from `np.*`, `pd.*` or `.numpy()`, also after `if isinstance(x, "
         "torch.Tensor): x = x.numpy()`, where the untaken arm holds no tensor, or in the arm of a conditional "
         "expression or an `and` that an `isinstance` test guards (`a.tolist() if isinstance(a, np.ndarray) "
         "else a`); unpacked from one (`counts, edges = np.histogram(x)`) or paired by `zip(...)` (also with "
@@ -347,6 +352,13 @@ class HostSyncInLoop(Rule):
         "    def load(self):\n        self.data, self.address = self._pack()\n        self.ends = self._ends()\n"
         "    def get(self, n):\n        for i in range(n):\n"
         "            yield self.address[i].item(), self.ends[i].tolist()\n",
+        # arrays by annotation: ``np.array`` as a type, a shaped array type, the module's alias
+        "from typing import TypeAlias\nimport numpy as np\nimport torch\nfrom jaxtyping import Float\n"
+        "Pair: TypeAlias = tuple[np.ndarray, np.ndarray]\ndef acc(i) -> Pair:\n"
+        "    return np.zeros(i), np.ones(i)\n"
+        "def f(sims_fn, x: Float[np.ndarray, 'n'], n):\n    out = []\n    for i in range(n):\n"
+        "        s: np.array = sims_fn(i)\n        _, b = acc(i)\n"
+        "        out.append((s.tolist(), b.tolist(), float(x[i])))\n    return out\n",
         # a list attribute its methods fill with arrays: a loop item of one, inline, a helper's result
         "import numpy as np\nimport torch\nclass Evaluator:\n    def __init__(self):\n        self.preds = []\n"
         "    def add(self, detections, scores):\n        for d in detections.cpu().numpy():\n"
@@ -357,6 +369,19 @@ class HostSyncInLoop(Rule):
         "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # an element of a reduction's result tested: in an if, a conditional expression, an f-string
+            "import torch\ndef prompts(x, n):\n    trends = x.diff(dim=1).sum(dim=1)\n    out = []\n"
+            "    for b in range(n):\n        if trends[b] > 0:\n            out.append(1)\n"
+            "        out.append('up' if trends[b] > 0 else 'down')\n"
+            "        out.append(f\"trend {'up' if trends[b][0] > 0 else 'down'}\")\n    return out\n",
+            ((6, 12), (8, 28), (9, 37)),
+        ),
+        Invalid(  # a tensor annotated by its shape, directly or through the module's alias
+            "import torch\nfrom jaxtyping import Int\nIds = Int[torch.Tensor, 'b n']\n"
+            "def f(ids: Int[torch.Tensor, 'b n'], other: Ids, n):\n    out = []\n    for i in range(n):\n"
+            "        out.append(int(ids[0, i]) + int(other[0, i]))\n    return out\n",
+            ((7, 20), (7, 37)),
+        ),
         Invalid(  # a list attribute that is also given tensors, or only tensors
             "import torch\nclass Evaluator:\n    def __init__(self):\n        self.preds, self.raw = [], []\n"
             "    def add(self, d):\n        self.preds.append(d.cpu().numpy())\n        self.preds.append(d * 2)\n"
@@ -671,10 +696,11 @@ class HostSyncInLoop(Rule):
 
     def _check_test(self, test: cst.BaseExpression, what: str) -> None:
         """Report ``test`` when its truth is read from a tensor: it calls a reduction, tests a known
-        tensor, or tests a name bound to a reduction (``peak = x.max()`` ... ``if peak > 0:``)."""
+        tensor, or tests a name bound to a reduction, or an element of one (``peak = x.max()`` ... ``if
+        peak > 0:``, ``trends = x.sum(dim=1)`` ... ``if trends[b] > 0:``)."""
         calls = (n for n in walk(test, into_functions=False) if isinstance(n, cst.Call))
         operands = _operands(test)
-        names = (n for o in operands for n in _sides(o) if isinstance(n, cst.Name))
+        names = (n for o in operands for n in map(_indexed_name, _sides(o)) if isinstance(n, cst.Name))
         if (
             any(self._reads_tensor(n) for n in calls)
             or any(kind_of(self.ctx, operand) == TENSOR for operand in operands)
@@ -734,6 +760,13 @@ def _flags_set(branch: cst.If) -> set[str]:
         for target in small.targets
         if isinstance(target.target, cst.Name)
     }
+
+
+def _indexed_name(side: cst.BaseExpression) -> cst.BaseExpression:
+    """``trends`` for ``trends[b]``: an element of a reduction's result is read from it."""
+    while isinstance(side, cst.Subscript):
+        side = side.value
+    return side
 
 
 def _sides(operand: cst.BaseExpression) -> list[cst.BaseExpression]:

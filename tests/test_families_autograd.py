@@ -91,3 +91,34 @@ def test_a_layers_weight_from_another_modules_helper_is_a_parameter(tmp_path):
         ("pkg/train.py", "TPL001", 11, 5),
         ("pkg/train.py", "TPL001", 12, 5),
     ]
+
+
+def test_a_flag_another_modules_helper_reads_from_the_inputs_is_passed_along(tmp_path):
+    flags = "def wants_grad(x):\n    return x.requires_grad\n\ndef is_big(x):\n    return x.numel() > 9\n"
+    route = (
+        "import torch\nfrom pkg.flags import wants_grad, is_big\n\n"
+        "def logm(m):\n    rg, big = wants_grad(m), is_big(m)\n    w = wants_grad(m)\n    out = m * 2\n"
+        "    if w:\n        out.requires_grad_()\n    b = is_big(m)\n    if b:\n        out.requires_grad_()\n"
+        "    return out\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/flags.py": flags, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL001") == [("pkg/route.py", "TPL001", 12, 9)]
+
+
+def test_a_subclass_of_another_modules_autograd_function_defines_a_backward_pass(tmp_path):
+    function = (
+        "import torch\n\nclass QuantizedFunction(torch.autograd.Function):\n"
+        "    @staticmethod\n    def backward(ctx, g):\n        return g\n\nclass Plain:\n    pass\n"
+    )
+    weights = (
+        "from pkg.function import QuantizedFunction, Plain\nfrom pkg import function\n\n"
+        "class AWQ(QuantizedFunction):\n    @staticmethod\n    def backward(ctx, g):\n"
+        "        if g.requires_grad:\n            return g * 2\n        return g\n\n"
+        "class Marlin(function.QuantizedFunction):\n    pass\n\nclass Config(Plain):\n    pass\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/function.py": function, "pkg/weights.py": weights}
+    assert lint_package(tmp_path, files, "TPL001", "TPL004") == [
+        ("pkg/function.py", "TPL001", 3, 25),
+        ("pkg/weights.py", "TPL001", 4, 11),
+        ("pkg/weights.py", "TPL001", 11, 14),
+    ]

@@ -10,7 +10,8 @@ from pathlib import Path
 from helpers import lint_package
 
 STATS = (
-    "import numpy as np\nimport pandas as pd\nimport torch\nfrom typing import Dict, Tuple\n\n"
+    "import numpy as np\nimport pandas as pd\nimport torch\nfrom jaxtyping import Int\n"
+    "from typing import Dict, Tuple\n\n"
     "def peak(t) -> torch.Tensor:\n    return t.amax()\n\n"
     "def peak_of(t):\n    return torch.amax(t)\n\n"
     "def order(n) -> torch.Tensor:\n    return torch.randperm(n)\n\n"
@@ -19,7 +20,9 @@ STATS = (
     "def hist_raw(x):\n    return np.histogram(x)\n\n"
     "def load(path) -> pd.DataFrame:\n    return pd.read_csv(path)\n\n"
     "def load_raw(path):\n    return pd.read_csv(path)\n\n"
-    "def probabilities(p) -> np.ndarray:\n    return np.asarray(p)\n"
+    "def probabilities(p) -> np.ndarray:\n    return np.asarray(p)\n\n"
+    "def token_ids(t) -> 'Int[torch.Tensor, \"b n\"]':\n    return t.long()\n\n"
+    "def similarities(a) -> np.array:\n    return np.corrcoef(a)\n"
 )
 DIST = "import torch.distributed\n\ndef all_reduce(t, op='SUM'):\n    torch.distributed.all_reduce(t)\n"
 GEOMETRY = (
@@ -170,3 +173,12 @@ def test_a_stride_another_module_returns_then_a_permute_that_is_not_a_round_trip
         "    return x\n"
     )
     assert lint(tmp_path, module, "TPL006") == [("pkg/use.py", 5, 8)]
+
+
+def test_shaped_and_np_array_annotations_of_another_modules_helpers(tmp_path):
+    module = (
+        "import torch\nfrom pkg.stats import similarities, token_ids\n\ndef f(t, n):\n"
+        "    ids, sims = token_ids(t), similarities(t)\n"
+        "    return [int(ids[0, i]) for i in range(n)], [sims[i].tolist() for i in range(n)]\n"
+    )
+    assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 6, 13)]

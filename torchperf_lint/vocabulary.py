@@ -71,7 +71,14 @@ TENSOR_MEMBERS = frozenset(
     if line and not line.startswith("#")
 )
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+#: ``np.array`` is a function, but written as an annotation it can only mean an array.
+ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray", "numpy.array"})
+#: ``torch.autograd.Function`` under its public and module names: a subclass defines a backward pass.
+AUTOGRAD_FUNCTIONS = frozenset(
+    {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
+)
+#: Libraries whose subscripted annotations name the array type first: ``Float[torch.Tensor, "b c"]``.
+SHAPED_TYPE_LIBRARIES = ("jaxtyping.", "torchtyping.")
 #: pandas containers: their reductions are no tensor reads.
 FRAME_TYPES = frozenset(
     {"pandas.DataFrame", "pandas.Series", "pandas.Index", "pandas.core.frame.DataFrame"}

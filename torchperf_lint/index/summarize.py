@@ -26,6 +26,7 @@ from torchperf_lint.vocabulary import (
     NO_GRAD,
     NON_CPU_DEVICES,
     PRAGMA,
+    SHAPED_TYPE_LIBRARIES,
     VALIDATION_ERRORS,
     VALIDATOR,
     check_properties,
@@ -36,9 +37,9 @@ from torchperf_lint.vocabulary import (
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _OPTIONAL = frozenset({"typing.Optional"})
 _GRAD_FLAG_CALLS = frozenset({"torch.is_grad_enabled", "torch.is_inference_mode_enabled"})
-#: Libraries no project under lint is part of: their calls are left out of the summaries.
 #: Methods of a NumPy array that give Python values rather than an array or a NumPy scalar.
 _NOT_ARRAY_METHODS = frozenset({"tolist", "item", "tobytes", "tostring"})
+#: Libraries no project under lint is part of: their calls are left out of the summaries.
 _NEVER_PROJECT = frozenset({"torch", "numpy", "scipy", "cv2", "PIL", "builtins"})
 
 
@@ -51,6 +52,7 @@ def summarize(tree: ast.Module, module: str, is_package: bool, text: str) -> Mod
         exports=reader.exports,
         functions=tuple(reader.functions),
         references=tuple(sorted(reader.references)),
+        classes=reader.classes,
     )
 
 
@@ -67,6 +69,7 @@ class _ModuleReader:
         self.defined: set[str] = set()
         self.functions: list[FunctionSummary] = []
         self.references: set[str] = set()
+        self.classes: dict[str, tuple[str, ...]] = {}
 
     def read(self, tree: ast.Module) -> None:
         body = list(_module_statements(tree.body))
@@ -136,6 +139,8 @@ class _ModuleReader:
                 self.exports[target.id] = resolved
 
     def klass(self, node: ast.ClassDef, qualname: str) -> None:
+        bases = (_resolve(base, self.exports, self.defined, self.module) for base in node.bases)
+        self.classes[qualname] = tuple(base for base in bases if base is not None)
         methods = {s.name for s in node.body if isinstance(s, _FUNCTIONS)}
         for statement in node.body:
             if isinstance(statement, _FUNCTIONS):
@@ -278,6 +283,9 @@ class _Scanner:
             base = self.resolve(node.value)
             if base in _OPTIONAL:
                 return self.annotation(node.slice)
+            if base is not None and base.startswith(SHAPED_TYPE_LIBRARIES):  # ``Float[torch.Tensor, "b c"]``
+                first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+                return self.annotation(first)
             return base
         return self.resolve(node) if isinstance(node, ast.Name | ast.Attribute) else None
 

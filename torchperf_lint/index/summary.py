@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from torchperf_lint.index.claims import Claim
 
 #: Bumped whenever the summaries' shape or meaning changes, so stored ones are rebuilt.
-FORMAT = 11
+FORMAT = 12
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ class FunctionSummary:
     #: ``tensor``, ``array``, ``frame``, ``tuple:tensor,array`` (a returned tuple), ``grad-flag`` (a
     #: ``requires_grad`` or grad-mode read), ``parameters`` (a module's learnable parameters),
     #: ``module:name`` (a module imported by name, as optional-import helpers do), ``device-type``
-    #: (``x.device.type``), ``scalar`` (a Python number read out of a value: ``x.item()``, ``float(t)``),
+    #: (``x.device.type``), ``device-name`` (a string naming a non-CPU device, ``f"cuda:{i}"``), ``scalar``
+    #: (a Python number read out of a value: ``x.item()``, ``float(t)``),
     #: ``=pkg.mod.f`` (whatever that function returns), a measure of a positional parameter
     #: (``shape:0``, ``size:0``, ``strides:0``, ``stride:0``), or None.
     returns: str | None = None
@@ -104,23 +105,33 @@ class ModuleSummary:
     references: tuple[str, ...] = ()
     #: (line, column, message) when CPython cannot parse the file.
     syntax_error: tuple[int, int, str] | None = None
+    #: Class qualname -> the dotted names of its bases that resolve (``torch.autograd.Function``,
+    #: ``pkg.ops.QuantizedFunction``): what a class of another module derives from.
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> list:
         """Compact JSON: positional lists, in field order (an index holds thousands of these)."""
         rows = [_function_row(f) for f in self.functions]
-        return [self.module, self.exports, rows, list(self.references), self.syntax_error]
+        classes = {name: list(bases) for name, bases in self.classes.items()}
+        return [self.module, self.exports, rows, list(self.references), self.syntax_error, classes]
 
     def shape(self) -> str:
         """A hash of everything but line numbers: an edit that moves code without changing what any
         function calls, checks, claims or returns keeps the shape, and so the kernel map."""
         rows = [_function_row(f, lines=False) for f in self.functions]
-        text = json.dumps([self.module, self.exports, rows, list(self.references), self.syntax_error is None])
+        classes = {name: list(bases) for name, bases in self.classes.items()}
+        text = json.dumps(
+            [self.module, self.exports, rows, list(self.references), self.syntax_error is None, classes]
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     @classmethod
     def from_json(cls, row: list) -> ModuleSummary:
-        module, exports, functions, references, error = row
-        return cls(module, dict(exports), tuple(map(_function, functions)), tuple(references), _tuple(error))  # type: ignore[arg-type]
+        module, exports, functions, references, error, classes = row
+        bases = {name: tuple(found) for name, found in classes.items()}
+        return cls(
+            module, dict(exports), tuple(map(_function, functions)), tuple(references), _tuple(error), bases
+        )  # type: ignore[arg-type]
 
 
 def _function_row(f: FunctionSummary, *, lines: bool = True) -> list:

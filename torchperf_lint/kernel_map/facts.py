@@ -72,6 +72,10 @@ class FileFacts:
     #: The file imports, at module level, a project module that imports torch (``from .tensors import
     #: LabelTensor``): it works on tensors without naming torch itself.
     reaches_torch: bool = False
+    #: Project classes this file defines or imports that are ``torch.autograd.Function`` subclasses
+    #: (``QuantizedFunction``, directly or through other project classes), by the dotted name the
+    #: file resolves them to: a class deriving from one defines a backward pass too.
+    autograd_classes: frozenset[str] = frozenset()
 
     def role(self, qualname: str) -> FunctionRole | None:
         return self.roles.get(qualname)
@@ -81,11 +85,11 @@ class FileFacts:
             name: [_prevalidation_row(role.prevalidated), role.primitive, role.declared, role.grad_guard]
             for name, role in sorted(self.roles.items())
         }
-        return [roles, self.returns, self.aliases, self.reaches_torch]
+        return [roles, self.returns, self.aliases, self.reaches_torch, sorted(self.autograd_classes)]
 
     @classmethod
     def from_json(cls, row: list) -> FileFacts:
-        roles, returns, aliases, reaches_torch = row
+        roles, returns, aliases, reaches_torch, autograd_classes = row
         return cls(
             {
                 name: FunctionRole(_prevalidation(p), primitive, declared, grad)
@@ -94,12 +98,13 @@ class FileFacts:
             dict(returns),
             aliases=dict(aliases),
             reaches_torch=bool(reaches_torch),
+            autograd_classes=frozenset(autograd_classes),
         )
 
     def digest(self) -> str:
         """A stable hash of these facts, part of the findings cache key."""
         parts = (sorted(self.roles.items()), sorted(self.returns.items()), sorted(self.aliases.items()))
-        text = repr((*parts, self.reaches_torch))
+        text = repr((*parts, self.reaches_torch, sorted(self.autograd_classes)))
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def __hash__(self) -> int:

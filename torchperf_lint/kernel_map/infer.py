@@ -28,7 +28,14 @@ from fnmatch import fnmatchcase
 from torchperf_lint.index.conditions import renamed
 from torchperf_lint.index.summary import Call, Check, FunctionSummary, ModuleSummary
 from torchperf_lint.kernel_map.facts import FileFacts, FunctionRole, Prevalidation, Scope
-from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, MEASURES, TENSOR_TYPES, VALIDATOR
+from torchperf_lint.vocabulary import (
+    ARRAY_TYPES,
+    AUTOGRAD_FUNCTIONS,
+    FRAME_TYPES,
+    MEASURES,
+    TENSOR_TYPES,
+    VALIDATOR,
+)
 
 _ALIAS_DEPTH = 8
 _CHAIN_NAMES_SHOWN = 2
@@ -69,6 +76,7 @@ class KernelMap:
         #: The project's top-level packages: a name resolved outside them is another library's.
         self.packages = {module.partition(".")[0] for module in self.modules}
         self._resolved: dict[str, str] = {}
+        self._derived: frozenset[str] | None = None
         self.callees = self._callees()
         self.callers = self._callers()
         self.referenced = self._referenced()
@@ -438,7 +446,34 @@ class KernelMap:
             resolved = self.resolve(target)
             if resolved != target and resolved.partition(".")[0] not in self.packages:
                 aliases[target] = resolved
-        return FileFacts(roles, returns, aliases=aliases, reaches_torch=self._reaches_torch(summary))
+        derived = self._autograd_classes()
+        targets = set(summary.exports.values())
+        autograd = {name for name in targets if self.resolve(name) in derived}  # imported, also re-exported
+        autograd |= {c for c in derived if c in summary.classes or c.rpartition(".")[0] in targets}
+        return FileFacts(
+            roles,
+            returns,
+            aliases=aliases,
+            reaches_torch=self._reaches_torch(summary),
+            autograd_classes=frozenset(autograd),
+        )
+
+    def _autograd_classes(self) -> frozenset[str]:
+        """Project classes that are ``torch.autograd.Function`` subclasses, directly or through other
+        project classes; computed once."""
+        if self._derived is None:
+            bases = {name: found for summary in self.modules.values() for name, found in summary.classes.items()}
+
+            def derives(name: str, seen: frozenset[str]) -> bool:
+                resolved = [self.resolve(base) for base in bases.get(name, ())]
+                return any(
+                    base in AUTOGRAD_FUNCTIONS
+                    or (base in bases and base not in seen and derives(base, seen | {base}))
+                    for base in resolved
+                )
+
+            self._derived = frozenset(name for name in bases if derives(name, frozenset({name})))
+        return self._derived
 
     def _reaches_torch(self, summary: ModuleSummary) -> bool:
         """Whether a module-level import of ``summary`` comes from a project module that imports

@@ -24,10 +24,8 @@ from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.functions import class_methods
 from torchperf_lint.toolkit.matching import is_literal, walk
 from torchperf_lint.toolkit.types import bound_value
+from torchperf_lint.vocabulary import AUTOGRAD_FUNCTIONS
 
-_AUTOGRAD_FUNCTIONS = frozenset(
-    {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
-)
 _BACKWARD_METHODS = frozenset({"backward", "jvp", "vjp"})
 #: Methods of ``nn.Module`` that give its parameters.
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
@@ -221,13 +219,48 @@ def is_detached_form(node: cst.IfExp) -> bool:
     """``x.detach() if x.requires_grad else x`` (or ``x.detach().clone()``, or
     ``x.detach().cpu().numpy() if x.requires_grad else x.cpu().numpy()``): the arms are the same
     expression but for a ``.detach()`` in one."""
-    arms = (node.body, node.orelse)
-    for arm, other in (arms, arms[::-1]):
+    return _same_but_detach(node.body, node.orelse)
+
+
+def _same_but_detach(one: cst.BaseExpression, other: cst.BaseExpression) -> bool:
+    """Whether the two expressions are the same but for a ``.detach()`` (or ``.data``) in one."""
+    for arm, rest in ((one, other), (other, one)):
         source = _detached_copy_of(arm)
-        if source is not None and other.deep_equals(source):
+        if source is not None and rest.deep_equals(source):
             return True
-    stripped = [_without_detach(arm) for arm in arms]
-    return any(s is not a for s, a in zip(stripped, arms, strict=True)) and stripped[0].deep_equals(stripped[1])
+    stripped = [_without_detach(arm) for arm in (one, other)]
+    return any(s is not a for s, a in zip(stripped, (one, other), strict=True)) and stripped[0].deep_equals(
+        stripped[1]
+    )
+
+
+def arms_differ_by_detach(branch: cst.If, following: cst.BaseStatement | None) -> bool:
+    """``if x.requires_grad: y = x.cpu().detach().numpy()`` with ``else: y = x.cpu().numpy()``, or
+    ``if x.requires_grad: return x.detach().numpy()`` followed by ``return x.numpy()``: the two ways
+    are one statement but for a ``.detach()``, the same form as `is_detached_form`'s expression."""
+    one = _only_statement(branch.body)
+    if isinstance(branch.orelse, cst.Else):
+        other = _only_statement(branch.orelse.body)
+    elif branch.orelse is None and isinstance(one, cst.Return) and isinstance(following, cst.SimpleStatementLine):
+        other = following.body[0] if len(following.body) == 1 else None
+    else:
+        return False
+    if isinstance(one, cst.Return) and isinstance(other, cst.Return):
+        values = (one.value, other.value)
+    elif isinstance(one, cst.Assign) and isinstance(other, cst.Assign):
+        if len(one.targets) != len(other.targets) or not all(
+            a.target.deep_equals(b.target) for a, b in zip(one.targets, other.targets, strict=True)
+        ):
+            return False
+        values = (one.value, other.value)
+    else:
+        return False
+    return values[0] is not None and values[1] is not None and _same_but_detach(values[0], values[1])
+
+
+def _only_statement(body: cst.BaseSuite) -> cst.BaseSmallStatement | None:
+    statements = _small_statements(body)
+    return statements[0] if len(statements) == 1 else None
 
 
 def _without_detach(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -462,7 +495,22 @@ def _in_autograd_function(ctx: FileContext) -> bool:
 
 
 def _is_autograd_function(ctx: FileContext, owner: cst.ClassDef) -> bool:
-    return any(ctx.qualname(base.value) in _AUTOGRAD_FUNCTIONS for base in owner.bases)
+    return any(is_autograd_base(ctx, base.value) for base in owner.bases)
+
+
+def is_autograd_base(ctx: FileContext, base: cst.BaseExpression) -> bool:
+    """``torch.autograd.Function``, or a project class deriving from it (here or in another module,
+    as the project index tells): a class with this base defines a backward pass."""
+    return ctx.qualname(base) in AUTOGRAD_FUNCTIONS or derives_from_autograd_function(ctx, base)
+
+
+def derives_from_autograd_function(ctx: FileContext, base: cst.BaseExpression) -> bool:
+    """``base`` is a project class that is a ``torch.autograd.Function`` subclass (here or in another
+    module): a class deriving from it derives from ``torch.autograd.Function`` too."""
+    if not isinstance(base, cst.Name | cst.Attribute) or not ctx.kernel.autograd_classes:
+        return False
+    name = ctx.qualname(base) or (f"{ctx.module_name}.{base.value}" if isinstance(base, cst.Name) else None)
+    return name in ctx.kernel.autograd_classes
 
 
 def only_amends_a_raise(branch: cst.If, block: cst.CSTNode) -> bool:

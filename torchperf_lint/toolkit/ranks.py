@@ -2,8 +2,9 @@
 
 A reshape that merges axes a permutation separated cannot be a view: it copies the data itself. A
 ``.contiguous()`` between the two then makes that same copy earlier, and dropping it saves nothing.
-Which axes a reshape merges depends on sizes the source does not show, so the test is the one the
-call's arguments prove: the reshape asks for fewer axes than the permuted view has.
+Which axes a reshape merges depends on sizes the source does not show, so the test is what the
+call's arguments show: the reshape asks for fewer axes than the permuted view has, or spells one of
+its sizes as a product of sizes (``reshape(B * N, T, 1)``), the way merged axes are written.
 """
 
 from __future__ import annotations
@@ -36,15 +37,39 @@ def permuted_rank(view: cst.BaseExpression) -> int | None:
 
 def merges_axes(reshape: cst.Call, rank: int) -> bool:
     """Whether ``reshape`` (``.reshape`` or ``.flatten`` of a value with at least ``rank`` axes)
-    provably merges axes: it asks for fewer than ``rank``, or flattens a span of more than one."""
+    merges axes: it asks for fewer than ``rank``, asks for a product of sizes, or flattens a span of
+    more than one."""
     method = method_name(reshape)
     if method == "flatten":
         span = [_integer(a.value) for a in reshape.args if a.keyword is None]
         return len(span) < 2 or None in span or span[0] != span[1]
     if method == "reshape":
         count = _axis_count(reshape.args)
-        return count is not None and count < rank
+        return (count is not None and count < rank) or any(
+            _product_of_sizes(a.value) for a in _shape_of(reshape.args)
+        )
     return False
+
+
+def _shape_of(args: tuple[cst.Arg, ...] | list[cst.Arg]) -> list[cst.Arg] | list[cst.Element]:
+    """The sizes ``reshape(a, b)`` or ``reshape((a, b))`` asks for."""
+    if len(args) == 1 and isinstance(args[0].value, cst.Tuple | cst.List):
+        return list(args[0].value.elements)
+    return list(args)
+
+
+def _product_of_sizes(size: cst.BaseExpression) -> bool:
+    """``B * N`` or ``b * h * w``: sizes multiplied into one axis, with no literal factor (``2 * n``
+    may be an axis's own length doubled)."""
+    if not (isinstance(size, cst.BinaryOperation) and isinstance(size.operator, cst.Multiply)):
+        return False
+    return all(_is_size(side) for side in (size.left, size.right))
+
+
+def _is_size(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        return _is_size(node.left) and _is_size(node.right)
+    return isinstance(node, cst.Name | cst.Attribute | cst.Subscript | cst.Call)
 
 
 def _axis_count(args: tuple[cst.Arg, ...] | list[cst.Arg]) -> int | None:

@@ -25,7 +25,7 @@ from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.matching import int_value, is_literal, isinstance_test, string_value
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
-from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, TENSOR_TYPES
+from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, SHAPED_TYPE_LIBRARIES, TENSOR_TYPES
 
 TENSOR, ARRAY, FRAME = "tensor", "array", "frame"
 #: ``TENSOR``, ``ARRAY``, ``FRAME`` (a pandas DataFrame, Series or Index), None (unknown), or for
@@ -226,9 +226,11 @@ _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.Genera
 _SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 
 
-def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
-    """The kind an annotation promises: ``torch.Tensor``, ``np.ndarray``, ``NDArray[...]``, or
-    ``Optional``/``| None`` of one of them."""
+def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression, aliases: int = 3) -> Kind:
+    """The kind an annotation promises: ``torch.Tensor``, ``np.ndarray``, ``NDArray[...]``, a shaped
+    type (``Float[torch.Tensor, "b c"]`` of jaxtyping), ``Optional``/``| None`` of one of them, or a
+    type alias the module defines (``Pair: TypeAlias = tuple[np.ndarray, np.ndarray]``), followed
+    ``aliases`` deep at most."""
     if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
         sides = [annotation.left, annotation.right]
         kinds = {annotation_kind(ctx, side) for side in sides if not _is_none(side)}
@@ -239,6 +241,8 @@ def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
         if len(arguments) != len(annotation.slice):
             return None
         if container in _OPTIONAL and len(arguments) == 1:
+            return annotation_kind(ctx, arguments[0])
+        if container is not None and container.startswith(SHAPED_TYPE_LIBRARIES) and arguments:
             return annotation_kind(ctx, arguments[0])
         if container in _SEQUENCES and len(arguments) == 1:
             item = annotation_kind(ctx, arguments[0])
@@ -255,7 +259,34 @@ def annotation_kind(ctx: FileContext, annotation: cst.BaseExpression) -> Kind:
         annotation = annotation.value
     if not isinstance(annotation, cst.Name | cst.Attribute):
         return None
-    return _TYPE_KINDS.get(ctx.qualname(annotation))  # type: ignore[arg-type]
+    kind = _TYPE_KINDS.get(ctx.qualname(annotation))  # type: ignore[arg-type]
+    if kind is None and isinstance(annotation, cst.Name) and aliases:
+        aliased = _module_aliases(ctx).get(annotation.value)
+        return annotation_kind(ctx, aliased, aliases - 1) if aliased is not None else None
+    return kind
+
+
+def _module_aliases(ctx: FileContext) -> dict[str, cst.BaseExpression]:
+    """Names the module binds, at its top level, to a subscripted type (``Pair = tuple[np.ndarray,
+    np.ndarray]``, ``Pair: TypeAlias = ...``, ``type Pair = ...``): the type aliases its annotations
+    may use. Computed once per file."""
+    key = ("type-aliases", id(ctx.module))
+    found = ctx.facts.get(key)
+    if found is None:
+        found = ctx.facts[key] = {}
+        for statement in ctx.module.body:
+            if isinstance(statement, cst.TypeAlias):
+                found[statement.name.value] = statement.value
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target, value = small.targets[0].target, small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    target, value = small.target, small.value
+                else:
+                    continue
+                if isinstance(target, cst.Name) and isinstance(value, cst.Subscript):
+                    found[target.value] = value
+    return found  # type: ignore[return-value]
 
 
 _TYPE_KINDS: dict[str, Kind] = {

@@ -117,6 +117,10 @@ _PROPERTY_ATTRIBUTES = frozenset(
 #: A nested tensor's ``values()`` needs it contiguous. ``data_ptr`` and ``__dlpack__`` hand the memory to
 #: code that walks it by a layout of its own (a C kernel through ``ctypes``, JAX through DLPack), which
 #: is what the copy was made for.
+#: Tensor methods that convert the dtype and keep the strides (``memory_format=torch.preserve_format``).
+_DTYPE_CONVERSIONS = frozenset(
+    {"float", "half", "double", "bfloat16", "int", "long", "short", "bool", "to", "type_as"}
+)
 CONTIGUOUS_METHODS = frozenset({"view", "softmax", "log_softmax", "clone", "values", "data_ptr", "__dlpack__"})
 #: Operations along one axis, given as ``dim=``, whose CPU kernels run far faster on contiguous memory
 #: than along a permuted axis, so a copy feeding them pays for itself. Profiled on one thread, over the
@@ -291,6 +295,19 @@ class Writes:
             found = (value, shared)
         return found
 
+    def dominating_binding(
+        self, name: str, where: int, enclosing: frozenset[int]
+    ) -> tuple[cst.BaseExpression | None, frozenset[str]] | None:
+        """Like `held_at`, but only bindings every way to ``where`` passes: ones whose blocks all
+        enclose ``where`` (``enclosing``: the ids of the suites around it), not one in a branch."""
+        found = None
+        for position, value, shared in self.holds.get(name, ()):
+            if position >= where:
+                break
+            if self.blocks.get(position, frozenset()) <= enclosing:
+                found = (value, shared)
+        return found
+
     def _rebound(self, name: str, start: int) -> int:
         """The first rebinding of ``name`` after ``start`` that every later use passes through: one in a
         block that holds the binding at ``start``."""
@@ -401,10 +418,25 @@ def _along_given_axis(call: cst.Call) -> bool:
 
 
 def _sliced_name(value: cst.BaseExpression) -> str | None:
-    """``c`` for ``c`` or a subscript of it (``c[:, :, 0:k]``): a slice takes its strides from ``c``."""
-    while isinstance(value, cst.Subscript):
-        value = value.value
-    return value.value if isinstance(value, cst.Name) else None
+    """``c`` for ``c``, a subscript of it (``c[:, :, 0:k]``) or a dtype conversion of it (``c.float()``,
+    ``c.to(torch.float32)``): a slice takes its strides from ``c``, and a conversion keeps them."""
+    while True:
+        if isinstance(value, cst.Subscript):
+            value = value.value
+        elif converts_dtype(value):
+            value = value.func.value  # type: ignore[attr-defined]
+        else:
+            return value.value if isinstance(value, cst.Name) else None
+
+
+def converts_dtype(value: cst.BaseExpression) -> bool:
+    """``c.float()``, ``c.half()``, ``c.to(torch.float32)``, ``c.type_as(other)``: a copy in another dtype
+    with ``c``'s strides (``memory_format`` left at its default, which preserves them)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+        return False
+    if any(arg.keyword is not None and arg.keyword.value == "memory_format" for arg in value.args):
+        return False
+    return value.func.attr.value in _DTYPE_CONVERSIONS
 
 
 def is_view_call(ctx: FileContext, call: cst.Call) -> bool:
