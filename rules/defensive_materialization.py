@@ -745,12 +745,14 @@ class DefensiveMaterialization(Rule):
             if isinstance(found, cst.Call)
         )
 
-    def _method_writes_state(self, call: cst.Call, state: str, seen: frozenset[str] = frozenset()) -> bool:
+    def _method_writes_state(self, call: cst.Call, state: str, seen: set[str] | None = None) -> bool:
         """``self._dequeue_and_enqueue(k)`` where that method of the class writes ``self.queue``
         (``self.queue[:, ptr] = keys.T``, ``self.queue.copy_(...)``), itself or through another method
         of the class it calls (``self._similarity(...)`` that enqueues): a clone of the state taken
-        before the call keeps the values the call overwrites."""
+        before the call keeps the values the call overwrites. ``seen``: the methods already read, each
+        read once however many calls lead to it."""
         func = call.func
+        seen = set() if seen is None else seen
         if (
             not (
                 isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
@@ -762,7 +764,7 @@ class DefensiveMaterialization(Rule):
         method = class_methods(self.ctx, function).get(func.attr.value) if function is not None else None
         if method is None:
             return False
-        seen = seen | {func.attr.value}
+        seen.add(func.attr.value)
         for found in walk(method.body):
             if isinstance(found, cst.Assign | cst.AugAssign):
                 targets = [t.target for t in found.targets] if isinstance(found, cst.Assign) else [found.target]

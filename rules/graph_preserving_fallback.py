@@ -583,7 +583,7 @@ class GraphPreservingFallback(Rule):
     def visit_If(self, node: cst.If) -> None:
         if only_rejects(node.body) or (only_detaches(node.body) and _detaches_or_nothing(node.orelse)):
             return
-        if arms_differ_by_detach(node, self._next_statement(node)):
+        if arms_differ_by_detach(node, lambda: self._next_statement(node)):
             return  # ``if x.requires_grad: y = x.detach().numpy() else: y = x.numpy()``: one route
         if only_extends_text(node.body) and _extends_text_or_nothing(node.orelse):
             return  # ``text += ", requires_grad=True)"`` describes the tensor; it routes nothing

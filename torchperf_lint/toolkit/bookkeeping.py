@@ -234,15 +234,17 @@ def _same_but_detach(one: cst.BaseExpression, other: cst.BaseExpression) -> bool
     )
 
 
-def arms_differ_by_detach(branch: cst.If, following: cst.BaseStatement | None) -> bool:
+def arms_differ_by_detach(branch: cst.If, following: Callable[[], cst.BaseStatement | None]) -> bool:
     """``if x.requires_grad: y = x.cpu().detach().numpy()`` with ``else: y = x.cpu().numpy()``, or
     ``if x.requires_grad: return x.detach().numpy()`` followed by ``return x.numpy()``: the two ways
-    are one statement but for a ``.detach()``, the same form as `is_detached_form`'s expression."""
+    are one statement but for a ``.detach()``, the same form as `is_detached_form`'s expression.
+    ``following`` gives the statement after ``branch``, asked for only in the second form."""
     one = _only_statement(branch.body)
     if isinstance(branch.orelse, cst.Else):
         other = _only_statement(branch.orelse.body)
-    elif branch.orelse is None and isinstance(one, cst.Return) and isinstance(following, cst.SimpleStatementLine):
-        other = following.body[0] if len(following.body) == 1 else None
+    elif branch.orelse is None and isinstance(one, cst.Return):
+        after = following()
+        other = after.body[0] if isinstance(after, cst.SimpleStatementLine) and len(after.body) == 1 else None
     else:
         return False
     if isinstance(one, cst.Return) and isinstance(other, cst.Return):
