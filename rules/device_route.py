@@ -22,6 +22,7 @@ from torchperf_lint.toolkit.matching import (
     string_value,
     walk,
 )
+from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.types import bound_value
 from torchperf_lint.vocabulary import DEVICE_NAME
 
@@ -101,7 +102,8 @@ class DeviceRoute(Rule):
         "(`target = 'cuda:%d' % rank`, `x.to(target)`); "
         'comparisons with one (`x.device.type == "cuda"`, `!=`, `in ("cuda", "mps")`), also through a local '
         'holding a device type or a name or attribute that says it holds a device (`device == "cuda"`, '
-        '`"cuda" in self.device`, `str(device) != "cpu"`); `!= "cpu"` tests (alone or as one part of an '
+        '`"cuda" in self.device`, `str(device) != "cpu"`); `!= "cpu"` tests (also `!= torch.device("cpu")`, '
+        "alone or as one part of an "
         "`and` chain) whose branch "
         'does more than fall back to the CPU, and `== "cpu"` tests whose `else` or `elif` does (an `elif` '
         "that names a device is reported itself), in `if` statements and conditional expressions alike; the "
@@ -130,7 +132,9 @@ class DeviceRoute(Rule):
         "the handler does is judged on its own); a device class handed as such to a decorator "
         "(`@delegates(GradScaler)` borrows its signature once, when the function is defined); "
         "a test whose branch only raises, "
-        "asserts, warns, logs or prints (also through nested tests every arm of which only raises; one that "
+        "asserts, warns, logs or prints (a log before the raise, also under a test of its own, `if verbose: "
+        "log.error(...)`, is part of the refusal; also through nested tests every arm of which only "
+        "raises; one that "
         "only warns, logs or prints with an `else` that does work picks between the two and is flagged), an "
         "`assert` (it refuses a device: the route stays on the CPU), or one of the `if ...: return` guards "
         "that open a function which then only warns or raises (`if not torch.cuda.is_available(): return` "
@@ -139,13 +143,17 @@ class DeviceRoute(Rule):
         "`None` or a hardware description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
         "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`; prose added to a "
         "message, `msg += f'GPU {i}: {torch.cuda.get_device_name(i)}'`, `msg = msg + ' (GPU)'`, "
-        "`fmt.append('max mem: {mem:.0f}')`); an `if` or `elif` whose block does what its `else` does, "
+        "`fmt.append('max mem: {mem:.0f}')`); a loop over the devices whose body only files each one's "
+        "description (`for k in range(torch.cuda.device_count()): names[k] = torch.cuda.get_device_name(k)`); "
+        "an `if` or `elif` whose block does what its `else` does, "
         "statement for statement (`elif mps.is_available(): return 'cpu'` then `else: return 'cpu'`); an "
         "`if` without "
         "`else` whose block only keeps house (`torch.xpu.empty_cache()`, or a memory statistic handed to a "
         "logger), since both ways run the same work; a query bound to a name the file never reads "
         "(`use_cuda = torch.cuda.is_available()` left behind) or the function reads only to show it "
-        "(`f'cuda available: {cuda}'` in an environment report); an arm "
+        "(`f'cuda available: {cuda}'` in an environment report), and so is a device picked from a query "
+        "that way (`device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')`, then only "
+        "`print(f'Device: {device}')`); an arm "
         "that only reads which device it is (`'cpu' if device.type == 'cpu' else device.index`, a key); "
         "a conditional expression whose arms are both prose, such as a module's `extra_repr` returning "
         "`f' (GPU {i})' if p.is_cuda else ''` (arms that are bare words, `'nccl' if x.is_cuda else 'gloo'`, "
@@ -168,6 +176,33 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        # a loop over the devices that only files a description of each: keyed, stored, appended
+        "import torch\nfrom collections import defaultdict\ndef env():\n    devices = defaultdict(list)\n"
+        "    for k in range(torch.cuda.device_count()):\n"
+        "        devices[torch.cuda.get_device_name(k)].append(str(k))\n    return devices\n",
+        "from torch.cuda import device_count, get_device_name\ndef env(names):\n"
+        "    for i in range(device_count()):\n        names[i] = get_device_name(i)\n",
+        "import torch\ndef env(props):\n    for i in range(torch.cuda.device_count()):\n"
+        "        props.append(torch.cuda.get_device_properties(i))\n",
+        # a device picked from a query and only shown: bound and printed, logged, never read
+        "import torch\ndef f():\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    print(f'Device: {device}')\n",
+        "import torch, logging\nlog = logging.getLogger(__name__)\ndef f():\n"
+        "    device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    log.info(f'running on {device}')\n",
+        "import torch\ndef f(x):\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    return x\n",
+        # a device test whose branch tells someone and then raises: under a test of its own, directly,
+        # through ``logger.exception``; a comparison with the CPU device that falls back to it
+        "import torch, logging\nlog = logging.getLogger(__name__)\nclass D:\n"
+        "    def __init__(self, device, verbose):\n        if 'cpu' not in device and 'cuda' not in device:\n"
+        "            if verbose:\n"
+        "                log.error('bad device %s', device)\n            raise ValueError(device)\n",
+        "import torch, logging\nlog = logging.getLogger(__name__)\ndef f(x):\n    if x.is_cuda:\n"
+        "        log.error('CPU only')\n        raise ValueError('CPU only')\n    return x\n",
+        "import torch, logging\nlog = logging.getLogger(__name__)\ndef f(x):\n    if x.device.type == 'mps':\n"
+        "        msg = 'no MPS'\n        log.exception(msg)\n        raise RuntimeError(msg)\n    return x\n",
+        "import torch\ndef f(x, device):\n    if device != torch.device('cpu'):\n        x = x.cpu()\n"
+        "    return x\n",
         # built strings that name no device: no index after the name, a CPU index, a placeholder first
         "import torch\ndef f(x, k, kind):\n    tag = 'cuda' + str(k)\n    y = x.to('cpu:' + str(k))\n"
         "    name = '%s:%d' % (kind, k)\n    target = 'cpu:{}'.format(k)\n    return tag, name, y, x.to(target)\n",
@@ -290,6 +325,29 @@ class DeviceRoute(Rule):
         "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a loop over the devices that places work on each
+            "import torch\ndef f(model, outs):\n    for i in range(torch.cuda.device_count()):\n"
+            "        outs.append(torch.cuda.get_device_name(i))\n        outs.append(model(i))\n",
+            ((3, 20),),
+        ),
+        Invalid(  # an optional import whose failure leaves None or False behind: the module, the member
+            "try:\n    import torch\n    from torch import cuda\nexcept ImportError:\n    torch = None\n"
+            "    cuda = False\ndef f(x):\n    if torch.cuda.is_available():\n        x = x * 2\n"
+            "    if cuda.is_available():\n        x = x * 3\n    return x\n",
+            ((8, 8), (10, 8)),
+        ),
+        Invalid(  # a device picked from a query and then used, not only shown
+            "import torch\ndef f(x):\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "    print(f'Device: {device}')\n    return x.to(device)\n",
+            ((3, 37),),
+        ),
+        Invalid(  # a log before work, not before a raise; a comparison with the CPU device picking a route
+            "import torch, logging\nlog = logging.getLogger(__name__)\ndef f(model, device):\n"
+            "    if 'cuda' in device:\n        log.error('moving')\n        model = fuse(model)\n"
+            "    if device is not None and device != torch.device('cpu'):\n        model = fuse(model)\n"
+            "    return model\n",
+            ((4, 8), (7, 31)),
+        ),
         Invalid(  # a warning whose ``else`` turns something on: the test picks between them
             "import logging\nimport torch\nlog = logging.getLogger(__name__)\nclass M:\n    def setup(self):\n"
             "        if not torch.cuda.is_available():\n            log.warning('AMP needs CUDA')\n        else:\n"
@@ -578,6 +636,8 @@ class DeviceRoute(Rule):
             return
         if _guards_only_a_description(self.ctx) or _guards_only_housekeeping(self.ctx):
             return
+        if _counts_devices_for_a_description(self.ctx):
+            return
         if _guards_what_else_does(self.ctx.ancestors):
             return
         condition = _condition_of(self.ctx.ancestors)
@@ -682,8 +742,8 @@ class DeviceRoute(Rule):
 
     def leave_IfExp(self, node: cst.IfExp) -> None:
         pending = self._deferred.pop(id(node), None)
-        if pending is not None and id(node) not in self._conditions:
-            self._report(*pending)
+        if pending is not None and id(node) not in self._conditions and not _bound_unread(self.ctx):
+            self._report(*pending)  # a choice only shown (``device = "cuda" if ... else "cpu"``) routes nothing
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         """``{"device": "cuda"}``: keyword arguments built as a dict and passed on with ``**``."""
@@ -723,7 +783,7 @@ class DeviceRoute(Rule):
     def _picks_non_cpu_route(self, node: cst.Comparison, operands: list[cst.BaseExpression]) -> bool:
         """``x.device.type != "cpu"`` in an ``if`` whose body does more than fall back to the CPU
         (raise, warn, or move the input with ``.cpu()``/``.to("cpu")``): a non-CPU route."""
-        names_cpu = any(string_value(o) == "cpu" or _names_cpu_only(o) for o in operands)
+        names_cpu = any(_is_cpu(o) or _names_cpu_only(o) for o in operands)
         above = [a for a in reversed(self.ctx.ancestors[:-1]) if not isinstance(a, cst.BooleanOperation)]
         statement = above[0] if above else None
         if names_cpu and isinstance(statement, cst.IfExp) and not _is_text(statement.body):
@@ -743,8 +803,7 @@ class DeviceRoute(Rule):
             return
         if is_torch_name(qualname, *_DEVICE_MODULES):
             member = (qualname or "").rpartition(".")[2]
-            shown = member in _SHOWN_QUERIES and (_only_shown(ctx.ancestors) or _bound_unread(ctx))
-            if (member in _INTROSPECTION or shown) and not _in_test(ctx.ancestors):
+            if _starts_nothing(ctx, member):
                 return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
         elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.reaches_torch:
@@ -757,10 +816,22 @@ class DeviceRoute(Rule):
         qualname = self.ctx.qualname(node)
         if not is_torch_name(qualname, *_DEVICE_MODULES) or not is_reference(self.ctx, node):
             return
+        if _is_assignment_target(self.ctx.ancestors):
+            return  # ``cuda = None`` where the import failed binds a stand-in; it uses nothing
         member = (qualname or "").rpartition(".")[2]
-        shown = member in _SHOWN_QUERIES and (_only_shown(self.ctx.ancestors) or _bound_unread(self.ctx))
-        if not ((member in _INTROSPECTION or shown) and not _in_test(self.ctx.ancestors)):
+        if not _starts_nothing(self.ctx, member):
             self._report(node, qualname or "", _USES)
+
+
+def _starts_nothing(ctx, member: str) -> bool:
+    """The visited device-module member is introspection, or a query read only to be shown, outside a
+    test that picks what runs; or a query whose value, or the device picked from it, is bound to a
+    name only shown (``device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`` then
+    ``print(f"Device: {device}")``)."""
+    if member in _SHOWN_QUERIES and _bound_unread(ctx):
+        return True
+    shown = member in _INTROSPECTION or (member in _SHOWN_QUERIES and _only_shown(ctx.ancestors))
+    return shown and not _in_test(ctx.ancestors)
 
 
 def _is_device_name(name: str) -> bool:
@@ -826,9 +897,14 @@ def _names_non_cpu_device(ctx, node: cst.BaseExpression) -> bool:
 
 
 def _names_cpu_only(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Tuple | cst.List | cst.Set) and all(
-        string_value(e.value) == "cpu" for e in node.elements
-    )
+    return isinstance(node, cst.Tuple | cst.List | cst.Set) and all(_is_cpu(e.value) for e in node.elements)
+
+
+def _is_cpu(node: cst.BaseExpression) -> bool:
+    """``"cpu"``, or the CPU device made from it (``torch.device("cpu")``)."""
+    if isinstance(node, cst.Call) and (dotted(node.func) or "").rpartition(".")[2] == "device":
+        return len(node.args) == 1 and string_value(node.args[0].value) == "cpu"
+    return string_value(node) == "cpu"
 
 
 def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
@@ -962,9 +1038,11 @@ def _decorator_argument(ancestors: list[cst.CSTNode]) -> bool:
 
 
 def _bound_unread(ctx) -> bool:
-    """The visited query is the whole value of ``name = ...`` and the file never reads ``name``
-    (``use_cuda = torch.cuda.is_available()`` left behind), or the function around it reads ``name``
-    only to show it (``f"cuda available: {cuda}"`` in an environment report): it picks nothing."""
+    """The visited query, or a device picked from it, is the whole value of ``name = ...`` (also
+    through a call or a conditional expression: ``torch.device("cuda" if torch.cuda.is_available()
+    else "cpu")``) and the file never reads ``name`` (``use_cuda = torch.cuda.is_available()`` left
+    behind), or the function around it reads ``name`` only to show it (``f"cuda available: {cuda}"``
+    in an environment report): it picks nothing."""
     ancestors = ctx.ancestors
     for index in range(len(ancestors) - 2, -1, -1):
         node = ancestors[index]
@@ -976,9 +1054,16 @@ def _bound_unread(ctx) -> bool:
                 return True
             function = ctx.enclosing_function()
             return function is not None and all(_only_shown_in(function, name) for name in names)
-        if not isinstance(node, cst.Call | cst.Attribute | cst.Name):
+        if isinstance(node, cst.Arg) and not _makes_device(ancestors[index - 1]):
+            return False  # an argument of work done on the device (``torch.ones(2, device="mps")``)
+        if not isinstance(node, cst.Call | cst.Attribute | cst.Name | cst.Arg | cst.IfExp):
             return False
     return False
+
+
+def _makes_device(node: cst.CSTNode) -> bool:
+    """``torch.device(...)``: a call that only names a device, doing no work on it."""
+    return isinstance(node, cst.Call) and (dotted(node.func) or "").rpartition(".")[2] == "device"
 
 
 def _only_shown_in(function: cst.FunctionDef, name: str) -> bool:
@@ -1102,6 +1187,40 @@ def _guards_only_a_description(ctx) -> bool:
             return False
         child = node
     return False
+
+
+def _counts_devices_for_a_description(ctx) -> bool:
+    """The visited node is in the iterable of a ``for`` loop without ``else`` (``for k in
+    range(torch.cuda.device_count()):``) whose body only files a description of each device
+    (``devices[torch.cuda.get_device_name(k)].append(str(k))``, ``names[k] = get_device_name(k)``):
+    an environment report enumerating the hardware, which runs nothing on it."""
+    child = ctx.ancestors[-1]
+    for node in reversed(ctx.ancestors[:-1]):
+        if isinstance(node, cst.For) and child is node.iter:
+            return node.orelse is None and _files_descriptions(ctx, node.body)
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
+
+
+def _files_descriptions(ctx, block: cst.BaseSuite) -> bool:
+    """Every statement of ``block`` stores or appends what a device module's description member
+    returns (keyed or turned into text by ``str``/``repr``), and calls nothing else."""
+    statements = _simple_statements(block)
+    if not statements or not all(isinstance(s, cst.Assign | cst.Expr) for s in statements):
+        return False
+    described = False
+    for statement in statements:
+        for call in (n for n in walk(statement) if isinstance(n, cst.Call)):
+            qualname = ctx.qualname(call.func) or ""
+            if is_torch_name(qualname, *_DEVICE_MODULES) and qualname.rpartition(".")[2] in _INTROSPECTION:
+                described = True
+            elif not (
+                _to_text(call) or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "append")
+            ):
+                return False
+    return described
 
 
 def _guards_what_else_does(ancestors: list[cst.CSTNode]) -> bool:

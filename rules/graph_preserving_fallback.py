@@ -123,7 +123,9 @@ class GraphPreservingFallback(Rule):
         "or the flag of `ps[0]` after `ps = list(m.parameters())`, which says whether a model trains), "
         "or kept on an object under a name for one (`module._flat_param`, `self._centers._params`, also "
         "through a local bound to it), or the `weight` or `bias` of a layer reached through an attribute or "
-        "a call (`fusion.value.weight`, `self.get_input_embeddings().weight`, also through a local), "
+        "a call (`fusion.value.weight`, `self.get_input_embeddings().weight`, also through a local) or "
+        "of each layer of a model (`m.weight` for `m` in `model.modules()`, `named_modules()`, "
+        "`children()`), "
         "which is freezing and optimizer bookkeeping. A flag passed on only as "
         "the `requires_grad=` argument of a call (`self.pos = nn.Parameter(t, requires_grad="
         "self.pos.requires_grad)`) configures the tensor the call makes: the name then holds that "
@@ -134,6 +136,13 @@ class GraphPreservingFallback(Rule):
         "test that needs both calls the kernel under `torch.no_grad()` and without it"
     )
     valid = (
+        # which layers of a model train, read from each layer's weight or bias: over ``modules()``,
+        # ``named_modules()``, a comprehension over ``children()``
+        "import torch\ndef shard(model):\n    for m in model.modules():\n"
+        "        if isinstance(m, torch.nn.Linear) and m.weight.requires_grad:\n            wrap(m)\n",
+        "import torch\ndef shard(model):\n    for name, m in model.named_modules():\n"
+        "        if m.bias is not None and m.bias.requires_grad:\n            wrap(name)\n",
+        "import torch\ndef trained(model):\n    return [m for m in model.children() if m.weight.requires_grad]\n",
         # keeping a gradient for someone to read, and finding the first tensor that records
         "import torch\nclass P(torch.nn.Parameter):\n    def __init__(self, t):\n"
         "        if t.requires_grad:\n            self.retain_grad()\n",
@@ -314,6 +323,11 @@ class GraphPreservingFallback(Rule):
         "    w = model.head.bias\n    if w.requires_grad:\n        loss = loss + w.sum()\n    return loss\n",
     )
     invalid = (
+        Invalid(  # the weight of each item of a plain list may be a kernel's own tensor
+            "import torch\ndef f(items, x):\n    for m in items:\n        if m.weight.requires_grad:\n"
+            "            x = fused(x)\n    return x\n",
+            ((4, 12),),
+        ),
         Invalid(  # a ``grad`` parameter declared a bool: annotated, defaulted, as the test of an if
             "import torch\nfrom contextlib import nullcontext\nclass M:\n"
             "    def predict(self, x, grad: bool = False):\n"

@@ -90,8 +90,10 @@ class HostSyncInLoop(Rule):
         "expression or an `and` that an `isinstance` test guards (`a.tolist() if isinstance(a, np.ndarray) "
         "else a`); unpacked from one (`counts, edges = np.histogram(x)`) or paired by `zip(...)` (also with "
         "`strict=True`), a value of a dict built from them (`{p: np.zeros(n) for p in props}`), returned by "
-        "a function of the project annotated so or whose returns are all such values (also through its own "
-        "locals, `e = np.abs(e)` ... `return e, a`, and NumPy arithmetic, `1.0 / (1.0 + np.exp(-x))`), "
+        "a function of the project annotated so (also inside containers, `-> list[dict[str, np.ndarray]]`) "
+        "or whose returns are all such values (also through its own "
+        "locals, `e = np.abs(e)` ... `return e, a`, NumPy arithmetic, `1.0 / (1.0 + np.exp(-x))`, and a "
+        "mask or slice of one, `return found[rates >= t]`), "
         "a result of OpenCV (`cv2.findContours`), SciPy or scikit-learn (`scipy.optimize.fmin`), a "
         "conditional expression whose other arm holds no tensor at all (`p.numpy() if p is not None else "
         "None`, `np.split(a, k) if a is not None else [None] * n`), held as `self.` state set from a "
@@ -108,9 +110,15 @@ class HostSyncInLoop(Rule):
         "because its branch, or the loop body, ends in `return`, `break` or `raise`, directly or in every arm "
         "of an `if`/`else`, `with`, `try` or `match`, and no `continue` after it takes the loop round again, "
         "or under a test that picks one pass by the loop's own counter (`if i == 0:` in `for i, y in "
-        "enumerate(ys)`, the counter unchanged by the body); a read that decides when its loop stops from "
+        "enumerate(ys)`, the counter unchanged by the body), or in a block that converts a name still "
+        "holding a tensor to a Python number (`if not isinstance(w, int): w = w.item()`, `if "
+        "torch.is_tensor(k): k = float(k)`; the test fails on every later pass, unless the loop binds the "
+        "name again); a read that decides when its loop stops from "
         "state the loop carries from one pass to the next (names it rebinds from their earlier values, and "
-        "objects it changes in place: `torch.norm(r, out=n)`, `r.sub_(c)`, `q[k + 1] = r`, or a "
+        "objects it changes in place: `torch.norm(r, out=n)`, `r.sub_(c)`, `q[k + 1] = r`; in a training loop, "
+        "whose pass calls `.backward()` and an optimizer's `.step()`, itself or through a method of the "
+        "class, every object of the function it reads other than the loop's own items, since the step "
+        "changes their parameters; or a "
         "collective that fills its tensor with what the processes exchanged, `dist.all_reduce(flag)` or "
         "`dist.broadcast(signal, 0)` from `torch.distributed` or a library's `dist` module; "
         "a `while` test on values the body recomputes, "
@@ -134,6 +142,53 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # a name still holding a tensor converted once, the test failing on every later pass: a guard
+        # that it is not yet a Python number (also rebinding a second name), that it is a tensor,
+        # ``torch.is_tensor``
+        "import torch\ndef f(sizes, w, h):\n    out = []\n    for s in sizes:\n"
+        "        if not isinstance(w, int):\n            w = w.item()\n            h = h.item()\n"
+        "        out.append(s * w * h)\n    return out\n",
+        "import torch\ndef f(items, k):\n    out = []\n    for item in items:\n"
+        "        if isinstance(k, torch.Tensor):\n            k = k.item()\n        out.append(item * k)\n"
+        "    return out\n",
+        "import torch\ndef f(items, k):\n    out = []\n    for item in items:\n        if torch.is_tensor(k):\n"
+        "            k = float(k)\n        out.append(item * k)\n    return out\n",
+        # a mask or a slice of the array a helper of the file returns
+        "import numpy as np\nimport torch\ndef windows(width, sizes):\n    found = np.asarray(sizes)\n"
+        "    return found[found / width >= 0.5]\ndef f(w, sizes, bs):\n    out = []\n"
+        "    for window in windows(w, sizes)[0:bs]:\n        out.append(window.tolist())\n    return out\n",
+        # arrays nested in a container a helper of the file is annotated to return
+        "import numpy as np\nimport torch\ndef unpadded(loc) -> list[dict[str, np.ndarray]]:\n"
+        "    return [{'p': np.asarray(q)} for q in loc]\ndef f(preds, loc):\n    out = []\n"
+        "    for pred, rect in zip(preds, unpadded(loc)):\n        for poly in rect['p']:\n"
+        "            out.append(poly.tolist())\n    return out\n",
+        # an array bound in the one arm that goes on (the other leaves the pass): ``else: continue``,
+        # an ``elif`` chain whose ``else`` raises, a first arm that continues
+        "import numpy as np\nclass D:\n    def unclip(self, box):\n        return np.array(box)\n"
+        "    def f(self, contours):\n        out = []\n        for c in contours:\n            if len(c) > 2:\n"
+        "                box = self.unclip(c)\n            else:\n                continue\n"
+        "            out.append(box.tolist())\n        return out\n",
+        "import numpy as np\nimport torch\ndef f(items, n):\n    out = []\n    for a in items:\n"
+        "        if a > 0:\n            box = np.zeros(n)\n        elif a < 0:\n            box = np.ones(n)\n"
+        "        else:\n            raise ValueError(a)\n        out.append(box.tolist())\n    return out\n",
+        "import numpy as np\nimport torch\ndef f(items):\n    out = []\n    for c in items:\n"
+        "        if c is None:\n            continue\n        else:\n            box = np.asarray(c)\n"
+        "        out.append(box.tolist())\n    return out\n",
+        # a training loop: the optimizer step changes the parameters in place, so a stop test reads
+        # what the pass computed from them, through the carried name, directly, through a method
+        "import torch\nfrom torch.optim import Adam\ndef f(x0, cost, n, tol):\n"
+        "    x = x0.clone().requires_grad_(True)\n    opt = Adam([x])\n    previous = None\n"
+        "    for i in range(n):\n        opt.zero_grad()\n        loss = cost(x)\n        loss.backward()\n"
+        "        opt.step()\n        diff = tol + 1.0 if i == 0 else previous - loss.item()\n"
+        "        previous = loss.item()\n        if diff < tol:\n            break\n    return x\n",
+        "import torch\ndef f(model, opt, batch, n, tol):\n    for _ in range(n):\n"
+        "        loss = model(batch).sum()\n        loss.backward()\n        opt.step()\n"
+        "        if loss.item() < tol:\n            break\n",
+        "import torch\nclass Trainer:\n    def _step(self, batch):\n        self.net(batch).sum().backward()\n"
+        "        self.optimizer.step()\n    def train(self, batches, eps):\n        for batch in batches:\n"
+        "            self._step(batch)\n            grads = [p.grad for p in self.net.parameters()]\n"
+        "            norm = torch.stack([g.norm() for g in grads]).norm().item()\n"
+        "            if norm <= eps:\n                break\n",
         # a stop test on a tensor exchanged in place between processes: through the torch module, an
         # imported function, a library's ``dist`` module
         "import torch\nimport torch.distributed as dist\ndef f(state):\n    done = False\n"
@@ -369,6 +424,28 @@ class HostSyncInLoop(Rule):
         "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # both arms go on, one binding a tensor
+            "import numpy as np\nimport torch\ndef f(items):\n    out = []\n    for c in items:\n"
+            "        if len(c) > 2:\n            box = np.asarray(c)\n        else:\n"
+            "            box = torch.as_tensor(c)\n        out.append(box.tolist())\n    return out\n",
+            ((10, 20),),
+        ),
+        Invalid(  # the converted name handed a tensor again each pass; a guard on another type
+            "import torch\ndef f(items, k, ks):\n    out = []\n    for item, nxt in zip(items, ks):\n"
+            "        if torch.is_tensor(k):\n            k = k.item()\n        out.append(item * k)\n"
+            "        k = nxt\n    for item in items:\n        if not isinstance(k, str):\n"
+            "            k = k.item()\n        out.append(k)\n    return out\n",
+            ((6, 17), (11, 17)),
+        ),
+        Invalid(  # a training loop still reads each pass's value outside a stop test, and a stop test
+            # on the loop's own items; without an optimizer step nothing is carried
+            "import torch\ndef f(model, opt, batches, eps):\n    total = 0.0\n    for batch in batches:\n"
+            "        loss = model(batch).sum()\n        loss.backward()\n        opt.step()\n"
+            "        total += loss.item()\n        if torch.any(batch < 0):\n            break\n"
+            "    for batch in batches:\n        norm = model(batch).norm().item()\n        if norm <= eps:\n"
+            "            break\n    return total\n",
+            ((8, 18), (9, 12), (12, 16)),
+        ),
         Invalid(  # an element of a reduction's result tested: in an if, a conditional expression, an f-string
             "import torch\ndef prompts(x, n):\n    trends = x.diff(dim=1).sum(dim=1)\n    out = []\n"
             "    for b in range(n):\n        if trends[b] > 0:\n            out.append(1)\n"

@@ -56,13 +56,20 @@ class RepeatedUint8Restore(Rule):
         "255).byte()` followed by another restore is one per call. A clip of a value known to be a NumPy "
         "array or a pandas object (`np.array(img).clip(0, 255)`) is no tensor's restoration, and neither "
         "is a cast of shifted or masked bits (`(q >> 4).to(torch.uint8)`, `torch.bitwise_and(q, 15).byte()`), "
-        "which packs or unpacks integers."
+        "which packs or unpacks integers, nor a byte mask: the cast of a comparison (`(gt > 0).byte()`) "
+        "or one that indexes, directly or through a name only read as an index (`pred[m.byte()]`, "
+        "`keep = m.byte()` ... `pred[keep]`)."
     ) + test_files(
         "tests clamp and cast to uint8 once per comparison they make, on expectations and results alike,"
         " which are not a kernel's working tensor"
     )
     fix_safety = "No fix: merging the passes changes where rounding happens, which needs a review of the kernel."
     valid = (
+        # byte masks, not images: a cast that indexes, directly or through a name, a cast of a comparison
+        "import torch\ndef f(pred, gt, m):\n    a = pred[m.byte()]\n    b = gt[m.byte()]\n    return a, b\n",
+        "import torch\ndef f(pred, gt, m):\n    keep = m.byte()\n    a = pred[keep]\n    b = gt[keep]\n"
+        "    keep = m.to(torch.uint8)\n    return a, b, pred[keep]\n",
+        "import torch\ndef f(gt):\n    pos = (gt > 0).byte()\n    neg = (gt < 0).byte()\n    return pos, neg\n",
         # bare casts in a loop convert for drawing: directly, through a name, through a view
         "import torch\ndef f(image, masks, draw):\n    for m in masks:\n        draw(image.to(torch.uint8), m)\n"
         "        draw(torch.zeros_like(image.to(torch.uint8)), m)\n",
@@ -105,6 +112,11 @@ class RepeatedUint8Restore(Rule):
         "    else:\n        x = img.clamp(0, 255)\n    return x\n",
     )
     invalid = (
+        Invalid(  # a cast bound to a name that is also read as a value restores it
+            "import torch\ndef f(pred, m):\n    keep = m.byte()\n    out = pred[keep] * keep\n"
+            "    return out, m.byte()\n",
+            ((5, 17),),
+        ),
         Invalid(  # a clamped cast in a loop is a restoration; a bare cast after the loop is still counted
             "import torch\ndef f(img, masks):\n    for m in masks:\n        a = img.clamp(0, 255).byte()\n"
             "        b = torch.clamp(img, 0, 255).byte()\n    return img.byte(), img.to(torch.uint8)\n",
@@ -161,6 +173,8 @@ class RepeatedUint8Restore(Rule):
         kind = self._restoration(node) if self.ctx.imports_torch else None
         if kind is None or (kind == _CAST and in_loop(self.ctx) is not None and not _after_clamp(node)):
             return  # a bare cast in a loop converts for drawing or serialising; it restores nothing
+        if kind == _CAST and self._makes_mask(node):
+            return
         subject = self._subject(node)
         statement = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.SimpleStatementLine)), None)
         earlier = self._seen[-1].get((subject, kind)) if subject else None
@@ -174,6 +188,23 @@ class RepeatedUint8Restore(Rule):
             self.report(node, what=_describe(node), subject=subject or "the tensor")
         if subject and statement is not None and (earlier is None or not repeated):
             self._seen[-1][(subject, kind)] = (statement, tuple(self.ctx.ancestors))
+
+    def _makes_mask(self, cast: cst.Call) -> bool:
+        """A byte mask, not an image restored: the cast of a comparison (``(x > 0).byte()``), or one
+        that indexes a tensor, directly (``pred[m.byte()]``) or through a name every read of which
+        does (``keep = m.byte()`` ... ``pred[keep]``)."""
+        receiver = cast.func.value if isinstance(cast.func, cst.Attribute) else None
+        if isinstance(receiver, cst.Comparison):
+            return True
+        ancestors = self.ctx.ancestors
+        if len(ancestors) > 1 and isinstance(ancestors[-2], cst.Index):
+            return True
+        statement = ancestors[-2] if len(ancestors) > 1 else None
+        function = self.ctx.enclosing_function()
+        if not (isinstance(statement, cst.Assign) and statement.value is cast and function is not None):
+            return False
+        names = [t.target.value for t in statement.targets if isinstance(t.target, cst.Name)]
+        return len(names) == 1 == len(statement.targets) and _only_indexes(function, names[0])
 
     def _carried_through_loop(self, subject: str | None) -> bool:
         """A saturation in a loop whose working tensor the loop rebinds (``x = p(x).clamp_(0, 255)``):
@@ -272,6 +303,21 @@ class RepeatedUint8Restore(Rule):
                 node = node.value
             else:
                 return node.value if isinstance(node, cst.Name) else None
+
+
+def _only_indexes(function: cst.FunctionDef, name: str) -> bool:
+    """Every read of ``name`` in ``function`` is a subscript's index (``pred[keep]``), and there is one."""
+    mentions = indexes = bindings = 0
+    for node in walk(function.body):
+        if isinstance(node, cst.Index) and isinstance(node.value, cst.Name) and node.value.value == name:
+            indexes += 1
+        elif (
+            isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name) and node.target.value == name
+        ):
+            bindings += 1
+        elif isinstance(node, cst.Name) and node.value == name:
+            mentions += 1  # each index and binding also counts its name here
+    return indexes > 0 and mentions == indexes + bindings
 
 
 def _targets(node: cst.Assign | cst.AugAssign | cst.AnnAssign) -> list[cst.BaseExpression]:

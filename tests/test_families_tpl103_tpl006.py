@@ -22,7 +22,12 @@ STATS = (
     "def load_raw(path):\n    return pd.read_csv(path)\n\n"
     "def probabilities(p) -> np.ndarray:\n    return np.asarray(p)\n\n"
     "def token_ids(t) -> 'Int[torch.Tensor, \"b n\"]':\n    return t.long()\n\n"
-    "def similarities(a) -> np.array:\n    return np.corrcoef(a)\n"
+    "def similarities(a) -> np.array:\n    return np.corrcoef(a)\n\n"
+    "def unpadded(loc) -> list[dict[str, np.ndarray]]:\n    return [{'polygons': np.asarray(p)} for p in loc]\n\n"
+    "def boxes_by_name(loc) -> Dict[str, list[torch.Tensor]]:\n    return {'boxes': [torch.as_tensor(loc)]}\n\n"
+    "def windows(width, sizes):\n    found = []\n    for s in sizes:\n        found.append(np.arange(s))\n"
+    "    found = np.concatenate(found)\n    rates = found / width\n    return found[rates >= 0.5]\n\n"
+    "def picked(t, mask):\n    kept = torch.as_tensor(t)\n    return kept[mask]\n"
 )
 DIST = "import torch.distributed\n\ndef all_reduce(t, op='SUM'):\n    torch.distributed.all_reduce(t)\n"
 GEOMETRY = (
@@ -182,3 +187,23 @@ def test_shaped_and_np_array_annotations_of_another_modules_helpers(tmp_path):
         "    return [int(ids[0, i]) for i in range(n)], [sims[i].tolist() for i in range(n)]\n"
     )
     assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 6, 13)]
+
+
+def test_arrays_nested_in_containers_another_module_returns_are_no_tensors(tmp_path):
+    module = (
+        "import torch\nfrom pkg.stats import unpadded, boxes_by_name\n\ndef f(preds, loc):\n    out = []\n"
+        "    for pred, rect in zip(preds, unpadded(loc)):\n        for poly in rect['polygons']:\n"
+        "            out.append(poly.tolist())\n    for box in boxes_by_name(loc)['boxes']:\n"
+        "        out.append(box.tolist())\n    return out\n"
+    )
+    assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 10, 20)]
+
+
+def test_a_mask_or_slice_of_another_modules_array_is_no_tensor_and_of_a_tensor_is_one(tmp_path):
+    module = (
+        "import torch\nfrom pkg.stats import windows, picked\n\ndef f(w, sizes, bs, mask):\n"
+        "    found = windows(w, sizes)\n    out = []\n    for window in found[0:bs]:\n"
+        "        out.append(window.tolist())\n    for row in picked(sizes, mask):\n"
+        "        out.append(row.tolist())\n    return out\n"
+    )
+    assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 10, 20)]

@@ -305,19 +305,20 @@ class _Scanner:
 
     def return_annotation(self, node: ast.expr | None) -> str | None:
         """A return annotation's type; for a container of one known type, ``items[T]`` (a list,
-        sequence, iterable or ``tuple[T, ...]``), ``values[T]`` (a dict's values) or
+        sequence, iterable or ``tuple[T, ...]``), ``values[T]`` (a dict's values), either of them
+        nested (``items[values[numpy.ndarray]]`` for ``list[dict[str, np.ndarray]]``), or
         ``tuple[T1,T2,...]`` (an item of no plain type left empty)."""
         if isinstance(node, ast.Subscript):
             base = self.resolve(node.value) or (node.value.id if isinstance(node.value, ast.Name) else None)
             arguments = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
             if base in _SEQUENCES and len(arguments) == 1:
-                return _container("items", [self.annotation(arguments[0])])
+                return _container("items", [self.return_annotation(arguments[0])])
             if base in _TUPLES and len(arguments) == 2 and _is_ellipsis(arguments[1]):
-                return _container("items", [self.annotation(arguments[0])])
+                return _container("items", [self.return_annotation(arguments[0])])
             if base in _TUPLES:
                 return _container("tuple", [self.annotation(argument) for argument in arguments])
             if base in _MAPPINGS and len(arguments) == 2:
-                return _container("values", [self.annotation(arguments[1])])
+                return _container("values", [self.return_annotation(arguments[1])])
         return self.annotation(node)
 
     def guard_of(self, node: ast.expr) -> str | None:
@@ -509,6 +510,10 @@ class _Scanner:
             return measure
         if isinstance(node, ast.BinOp | ast.UnaryOp | ast.Compare):
             return self._arithmetic_kind(node)
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant | ast.Tuple):
+            # ``windows[rates >= t]``, ``x[2:]``: a mask or a slice of a value selects more of it
+            held = self._value_kind(node.value)
+            return held if held in _VALUE_KINDS else None
         if isinstance(node, ast.Tuple) and node.elts:
             items = [self._value_kind(element) for element in node.elts]
             parts = [item if item in ("tensor", "array", "frame") else "" for item in items]

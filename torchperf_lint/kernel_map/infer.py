@@ -135,11 +135,16 @@ class KernelMap:
 
     def _declared_kind(self, declared: str) -> str | None:
         """The kind a declared return type gives: ``tensor`` for ``torch.Tensor``, ``items:tensor`` for
-        ``items[torch.Tensor]``, ``tuple:,tensor`` for ``tuple[int,torch.Tensor]``."""
+        ``items[torch.Tensor]``, ``items:values:array`` for ``items[values[numpy.ndarray]]``,
+        ``tuple:,tensor`` for ``tuple[int,torch.Tensor]``."""
         tag, bracket, rest = declared.partition("[")
         if not bracket:
             return self.kind_of_type(declared)
-        parts = [self.kind_of_type(part or None) or "" for part in rest.rstrip("]").split(",")]
+        inner = rest[:-1]  # the closing bracket of this container
+        if tag != "tuple" and "[" in inner:
+            nested = self._declared_kind(inner)
+            return f"{tag}:{nested}" if nested is not None else None
+        parts = [self.kind_of_type(part or None) or "" for part in inner.split(",")]
         if not any(parts):
             return None
         return f"tuple:{','.join(parts)}" if tag == "tuple" else f"{tag}:{parts[0]}"

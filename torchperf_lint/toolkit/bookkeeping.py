@@ -33,7 +33,19 @@ _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 _LAYER_TENSORS = frozenset({"weight", "bias"})
 #: Calls that only tell someone something: a branch made of them runs no route.
 _REPORTING_CALLS = frozenset(
-    {"warn", "warning", "warn_once", "warning_once", "info", "info_once", "debug", "print"}
+    {
+        "warn",
+        "warning",
+        "warn_once",
+        "warning_once",
+        "info",
+        "info_once",
+        "debug",
+        "print",
+        "error",
+        "exception",
+        "critical",
+    }
 )
 _COLLECTING_METHODS = frozenset({"add", "append"})
 #: Words in the name of a function a hook lambda calls when it only watches the gradient.
@@ -92,8 +104,40 @@ def is_layer_tensor(ctx: FileContext, expression: cst.BaseExpression | None) -> 
         return False
     owner: cst.BaseExpression | None = expression.value
     if isinstance(owner, cst.Name):
+        if _iterates_submodules(ctx, owner.value):
+            return True
         owner = bound_value(ctx, owner)
     return isinstance(owner, cst.Attribute | cst.Call)
+
+
+#: Methods of ``nn.Module`` that yield its layers (``named_*`` as ``(name, layer)`` pairs).
+_SUBMODULE_ITERATORS = frozenset({"modules", "children", "named_modules", "named_children"})
+
+
+def _iterates_submodules(ctx: FileContext, name: str) -> bool:
+    """``for m in model.modules():`` (or ``for n, m in model.named_modules()``, or a comprehension over
+    them) around the visited node binds ``name`` to each layer of a model."""
+    for node in reversed(ctx.ancestors):
+        loops: list[cst.For | cst.CompFor] = []
+        if isinstance(node, cst.For):
+            loops = [node]
+        elif isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+            comp: cst.CompFor | None = node.for_in
+            while comp is not None:
+                loops.append(comp)
+                comp = comp.inner_for_in
+        for loop in loops:
+            call = loop.iter
+            binds = any(isinstance(n, cst.Name) and n.value == name for n in walk(loop.target))
+            if binds:
+                return (
+                    isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value in _SUBMODULE_ITERATORS
+                )
+        if isinstance(node, cst.FunctionDef | cst.Lambda):
+            return False
+    return False
 
 
 def is_parameter_collection(ctx: FileContext, expression: cst.BaseExpression, through_local: bool = True) -> bool:
@@ -123,16 +167,36 @@ def is_parameter_collection(ctx: FileContext, expression: cst.BaseExpression, th
 
 def only_raises(body: cst.BaseSuite) -> bool:
     """The block rejects: it ends in ``raise``, and whatever comes before only builds the message
-    (``msg = f"..."``, then ``raise ValueError(msg)``)."""
-    statements = _small_statements(body)
+    (``msg = f"..."``, then ``raise ValueError(msg)``) or tells someone first (``logger.error(...)``,
+    also under a test of its own, ``if verbose: logger.error(...)``)."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    statements: list[cst.CSTNode] = []
+    for line in lines:
+        if isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            statements.extend(line.body)
+        elif isinstance(line, cst.If) and _arms_only_report(line):
+            statements.append(line)
+        else:
+            return False
     if not statements or not isinstance(statements[-1], cst.Raise):
         return False
     raised = {n.value for n in walk(statements[-1]) if isinstance(n, cst.Name)}
     return all(
-        isinstance(statement, cst.Assign)
-        and all(isinstance(t.target, cst.Name) and t.target.value in raised for t in statement.targets)
+        isinstance(statement, cst.If)
+        or (isinstance(statement, cst.Expr) and is_report(statement.value))
+        or (
+            isinstance(statement, cst.Assign)
+            and all(isinstance(t.target, cst.Name) and t.target.value in raised for t in statement.targets)
+        )
         for statement in statements[:-1]
     )
+
+
+def _arms_only_report(branch: cst.If) -> bool:
+    """Every arm of ``branch`` only reports (see `only_reports`); a missing ``else`` does nothing."""
+    orelse = branch.orelse
+    rest = _arms_only_report(orelse) if isinstance(orelse, cst.If) else orelse is None or only_reports(orelse.body)
+    return rest and only_reports(branch.body)
 
 
 def only_rejects(body: cst.BaseSuite, rejects: Callable[[cst.BaseSuite], bool] = only_raises) -> bool:

@@ -9,11 +9,13 @@ stack, or ancestors a rule saved, so it costs the depth of the node, not a pass 
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 
 import libcst as cst
 
 from torchperf_lint.context import FileContext
+from torchperf_lint.toolkit.functions import class_methods
 from torchperf_lint.toolkit.matching import int_value, is_literal, source_of
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
@@ -24,6 +26,7 @@ _LEAVING = (cst.Return, cst.Raise, cst.Break)
 _FUNCTION_EXITS = (cst.Return, cst.Raise)
 #: How a loop ends when it is done: a value it settles on, rather than an error.
 _ENDS = (cst.Break, cst.Return)
+_BUILTIN_NAMES = frozenset(dir(builtins))
 #: Nodes a ``continue`` inside belongs to (or cannot leave).
 _LOOPS_AND_SCOPES = (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _BLOCK_OWNERS = (
@@ -124,6 +127,8 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
             owner = ancestors[index - 1]
             if isinstance(owner, cst.If) and node is owner.body:
                 if _picks_one_pass(owner.test, loop) or _initialises_once(owner, loop, ancestors[0]):
+                    return True
+                if _converts_once(owner, loop):
                     return True
                 if _dispatches_on_name(ancestors[: index - 1], owner, loop):
                     return True
@@ -295,6 +300,69 @@ def _initialises_once(branch: cst.If, loop: cst.CSTNode, module: cst.CSTNode) ->
         if id(statement) not in inside and _assigned_values(statement, tested)
     ]
     return any(not is_literal(value, "None") for value in values) and not elsewhere
+
+
+def _converts_once(branch: cst.If, loop: cst.CSTNode) -> bool:
+    """``if not isinstance(w, int): w = w.item()`` (or ``if torch.is_tensor(w): w = float(w)``): the
+    branch tests whether a name still holds a tensor and its block rebinds that name to the Python
+    value read from it, so once the first pass has converted it the test fails on every later pass.
+    Nothing else in the loop may bind the name (``w = widths[i]`` each pass would hand it a tensor
+    again)."""
+    tested = _tested_for_tensor(branch.test)
+    if tested is None or (isinstance(loop, cst.For) and tested in read_names(loop.target)):
+        return False
+    block = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
+    values = [value for statement in block for value in _assigned_values(statement, tested)]
+    inside = {id(node) for node in walk(branch.body)}
+    elsewhere = [
+        statement
+        for statement in walk(loop.body)  # type: ignore[attr-defined]
+        if id(statement) not in inside and _assigned_values(statement, tested)
+    ]
+    return bool(values) and all(_python_value_of(value, tested) for value in values) and not elsewhere
+
+
+#: Types a name converted by ``.item()``, ``int()``, ``float()`` or ``bool()`` is an instance of.
+_PYTHON_NUMBERS = frozenset(
+    {"int", "float", "bool", "complex", "Number", "numbers.Number", "Real", "numbers.Real"}
+)
+
+
+def _tested_for_tensor(test: cst.BaseExpression) -> str | None:
+    """The name a test finds still holding a tensor: ``w`` in ``isinstance(w, torch.Tensor)``, in
+    ``torch.is_tensor(w)`` and in ``not isinstance(w, int)`` (or ``(int, float)``)."""
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    inner = test.expression if negated else test  # type: ignore[attr-defined]
+    if not isinstance(inner, cst.Call) or not inner.args or not isinstance(inner.args[0].value, cst.Name):
+        return None
+    called = dotted(inner.func) or ""
+    name = inner.args[0].value.value
+    if called.split(".")[-1] == "is_tensor" and len(inner.args) == 1 and not negated:
+        return name
+    if called != "isinstance" or len(inner.args) != 2:
+        return None
+    kind = inner.args[1].value
+    kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    spelled = {dotted(k) or "" for k in kinds}
+    if negated:
+        return name if spelled and spelled <= _PYTHON_NUMBERS else None
+    return name if spelled and all(s.split(".")[-1] == "Tensor" for s in spelled) else None
+
+
+def _python_value_of(value: cst.BaseExpression, name: str) -> bool:
+    """``w.item()``, ``int(w)``, ``float(w)`` or ``bool(w)``: the Python number read from ``name``."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "item" and not value.args:
+        return isinstance(func.value, cst.Name) and func.value.value == name
+    return (
+        isinstance(func, cst.Name)
+        and func.value in ("int", "float", "bool")
+        and len(value.args) == 1
+        and isinstance(value.args[0].value, cst.Name)
+        and value.args[0].value.value == name
+    )
 
 
 def _tested_for_none(test: cst.BaseExpression, module: cst.CSTNode) -> cst.BaseExpression | None:
@@ -544,8 +612,23 @@ class LoopState:
         self._suite(loop.body)
         if isinstance(loop, cst.While):
             self._read(loop.test)
+        if _takes_training_step(ctx, loop.body):
+            self.changed_in_place |= self._trained_objects(loop)
         self.carried = (self.bound & self.read_first) | self.changed_in_place
         self._feeding_stop: set[str] | None = None
+
+    def _trained_objects(self, loop: cst.For | cst.While) -> set[str]:
+        """A pass that steps an optimizer changes the parameters of whatever it trains in place, and
+        the body cannot say which objects own them (``opt = Adam([x])`` before the loop, ``self.net``
+        stepped inside ``self._train_step()``): every object of the function the pass reads, other
+        than the loop's own items, carries new values into the next pass. Imported modules and
+        builtins are no such objects."""
+        own_items = read_names(loop.target) if isinstance(loop, cst.For) else set()
+        return {
+            name
+            for name in self.read_first - self.bound - own_items
+            if name not in _BUILTIN_NAMES and self._ctx.qualname(cst.Name(name)) is None
+        }
 
     def feeds_stop(self, names: set[str]) -> bool:
         """Whether any of ``names`` flows, through the body's assignments, into a test that can end
@@ -678,6 +761,32 @@ class LoopState:
                 self._suite(node.orelse.body)
             if node.finalbody is not None:
                 self._suite(node.finalbody.body)
+
+
+def _takes_training_step(ctx: FileContext, body: cst.CSTNode, seen: set[str] | None = None) -> bool:
+    """Whether ``body`` runs a training step: it calls ``.backward()`` and a ``.step()``, itself or
+    through methods of the enclosing class it calls (``self._train_step(batch)``), each read once."""
+    seen = set() if seen is None else seen
+    called = _methods_called(ctx, body, seen)
+    return "backward" in called and "step" in called
+
+
+def _methods_called(ctx: FileContext, body: cst.CSTNode, seen: set[str]) -> set[str]:
+    """The method names ``body`` calls, with those called by the methods of the class it calls on
+    ``self``."""
+    called: set[str] = set()
+    function = ctx.enclosing_function()
+    for node in walk(body, into_functions=False):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            continue
+        name = node.func.attr.value
+        called.add(name)
+        if isinstance(node.func.value, cst.Name) and node.func.value.value == "self" and name not in seen:
+            seen.add(name)
+            method = class_methods(ctx, function).get(name) if function is not None else None
+            if method is not None:
+                called |= _methods_called(ctx, method.body, seen)
+    return called
 
 
 def _plain_root(node: cst.BaseExpression) -> str | None:

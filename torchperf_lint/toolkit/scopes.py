@@ -18,6 +18,9 @@ from torchperf_lint.toolkit import traversal
 
 #: Marker for a binding that is not an import.
 LOCAL = ""
+#: Marker for ``torch = None`` or ``torch = False``: the stand-in an optional import leaves when it
+#: fails. Code that then uses the name as a module relies on the import, so it does not shadow it.
+_STAND_IN = "\0stand-in"
 
 
 @dataclass
@@ -47,7 +50,7 @@ class Scope:
         first = True
         while scope is not None:
             if (first or not scope.is_class) and name in scope.bindings:
-                targets = scope.bindings[name]
+                targets = scope.bindings[name] - {_STAND_IN} or {LOCAL}
                 if len(targets) == 1:
                     (target,) = targets
                     return target or None
@@ -179,8 +182,16 @@ class ScopeBuilder(cst.CSTVisitor):
         return ".".join([*parts, module] if module else parts) or None
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
         for target in node.targets:
-            _bind_target(self._current, target.target)
+            if (
+                isinstance(target.target, cst.Name)
+                and isinstance(value, cst.Name)
+                and value.value in ("None", "False")
+            ):
+                self._current.bind(target.target.value, _STAND_IN)
+            else:
+                _bind_target(self._current, target.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         _bind_target(self._current, node.target)

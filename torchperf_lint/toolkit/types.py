@@ -377,6 +377,15 @@ def _scope_node(ctx: FileContext) -> cst.CSTNode:
 _LEAVING = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 
+def _orelse_leaves(orelse: cst.If | cst.Else | None) -> bool:
+    """The ``else`` (or every arm of an ``elif`` chain with a final ``else``) always leaves."""
+    if isinstance(orelse, cst.Else):
+        return ends_with(orelse.body, _LEAVING)
+    if isinstance(orelse, cst.If):
+        return ends_with(orelse.body, _LEAVING) and _orelse_leaves(orelse.orelse)
+    return False
+
+
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
@@ -737,15 +746,15 @@ _SIMPLE_KINDS: dict[str, Kind] = {TENSOR: TENSOR, ARRAY: ARRAY, FRAME: FRAME}
 
 def project_kind(text: str | None) -> Kind:
     """The kind a project function returns, from the kernel map's record of it: ``tensor``, ``array``,
-    ``frame``, ``items:<kind>``, ``values:<kind>`` or ``tuple:<kind>,<kind>,...`` (an empty part for
-    an item of no known kind)."""
+    ``frame``, ``items:<kind>``, ``values:<kind>`` (a kind that may itself be such a container,
+    ``items:values:array``) or ``tuple:<kind>,<kind>,...`` (an empty part for an item of no known kind)."""
     if text is None:
         return None
     if text in _SIMPLE_KINDS:
         return text
     tag, _, rest = text.partition(":")
     if tag == ITEMS or tag == VALUES:
-        item = _SIMPLE_KINDS.get(rest)
+        item = project_kind(rest) if ":" in rest else _SIMPLE_KINDS.get(rest)
         return (tag, item) if item is not None else None
     if tag == TUPLE:
         items = tuple(_SIMPLE_KINDS.get(part) for part in rest.split(","))
@@ -846,7 +855,8 @@ class _Builder:
             self._bind(node.name.value, None, None)
             return
         if isinstance(node, cst.If):
-            self._arms(lambda: self._if_body(node), lambda: self._if_else(node))
+            leaving = (ends_with(node.body, _LEAVING), _orelse_leaves(node.orelse))
+            self._arms(lambda: self._if_body(node), lambda: self._if_else(node), leaving=leaving)
             if node.orelse is None and ends_with(node.body, _LEAVING):
                 self._narrow(node.test, inside=False)  # ``if isinstance(x, Tensor): return x``
         elif isinstance(node, cst.For):
@@ -890,9 +900,11 @@ class _Builder:
             elif isinstance(child, cst.Else | cst.MatchCase):
                 self._suite(child.body)
 
-    def _arms(self, *arms: Callable[[], None]) -> None:
+    def _arms(self, *arms: Callable[[], None], leaving: tuple[bool, ...] = ()) -> None:
         """Run each arm from the kinds held before them; afterwards a name keeps a kind (and a bound
-        expression) only where every arm agrees (an arm that does not bind it leaves the old one)."""
+        expression) only where every arm agrees (an arm that does not bind it leaves the old one).
+        An arm that always leaves (``else: continue``) never reaches what follows, so only the
+        others count there, unless every arm leaves."""
         start = {name: found[-1][1:] for name, found in self.kinds.bindings.items()}
         ends: list[dict[str, tuple[Kind, cst.BaseExpression | None]]] = []
         for arm in arms:
@@ -907,8 +919,10 @@ class _Builder:
                     if len(found) > counts.get(name, 0)
                 }
             )
+        leaves = leaving or (False,) * len(ends)
+        reaching = [end for end, left in zip(ends, leaves, strict=True) if not left] or ends
         for name in set().union(*ends):
-            held = [end.get(name, start.get(name, _NOTHING)) for end in ends]
+            held = [end.get(name, start.get(name, _NOTHING)) for end in reaching]
             values = {id(value) for _, value in held}
             self._bind(name, _join({kind for kind, _ in held}), held[0][1] if len(values) == 1 else None)
 
