@@ -23,6 +23,7 @@ from torchperf_lint.toolkit.matching import (
     positional,
     self_attribute,
     source_of,
+    string_value,
     walk,
 )
 from torchperf_lint.toolkit.types import bound_value
@@ -80,7 +81,9 @@ class AutogradRecording(Rule):
         "one; an argument named `param` or `parameter` or annotated `nn.Parameter`; a name just bound to "
         "`nn.Parameter(...)`; under "
         "`if isinstance(p, nn.Parameter):`; or on an attribute its class binds to an "
-        "`nn.Parameter`, `self.freq.requires_grad_()`; or on a tensor of a module, `m.bias.requires_grad "
+        "`nn.Parameter`, `self.freq.requires_grad_()`, also by name (`setattr(self, self._ATTR, "
+        "nn.Parameter(t))` with a constant of the class or module, `self.register_parameter('shift', p)`); or on "
+        "a tensor of a module, `m.bias.requires_grad "
         "= True` for `m` in `model.modules()`, or the `weight` or `bias` of a layer reached through an "
         "attribute or a call, `self.get_input_embeddings().weight`, `fusion.value.bias`, also through a "
         "local bound to the layer or the tensor), or a submodule's `requires_grad_()` "
@@ -111,6 +114,14 @@ class AutogradRecording(Rule):
         "training, which is what a kernel's callers do, not the kernel"
     )
     valid = (
+        # unfreezing attributes a class binds to parameters by name: a class constant, a module
+        # constant, ``register_parameter``
+        "import torch\nfrom torch import nn\n_RANGE = '_range'\nclass Q(nn.Module):\n    _STORAGE = '_scale'\n"
+        "    def __init__(self, n):\n        setattr(self, self._STORAGE, nn.Parameter(torch.ones(n)))\n"
+        "        setattr(self, _RANGE, nn.Parameter(torch.ones(n)))\n"
+        "        self.register_parameter('shift', nn.Parameter(torch.zeros(n)))\n"
+        "    def enable_gradients(self):\n        self._scale.requires_grad = True\n"
+        "        self._range.requires_grad = True\n        self.shift.requires_grad_(True)\n",
         "import torch\ndef prep(params):\n    flat = flatten(params).float()\n"
         "    flat = torch.nn.Parameter(flat)\n    flat.requires_grad = True\n    return flat\n",
         "import torch\ndef ll(net, x, track_gradients=False):\n    with torch.set_grad_enabled(track_gradients):\n"
@@ -210,6 +221,12 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # an attribute set by name to something else is no parameter
+            "import torch\nfrom torch import nn\nclass Q(nn.Module):\n    def __init__(self, n):\n"
+            "        setattr(self, '_scale', torch.ones(n))\n    def enable(self):\n"
+            "        self._scale.requires_grad = True\n",
+            ((7, 9),),
+        ),
         Invalid(  # a subclass of a project class that is an autograd Function, two levels down
             "import torch\nclass Quantized(torch.autograd.Function):\n    @staticmethod\n"
             "    def backward(ctx, g):\n        return g\nclass AWQ(Quantized):\n    pass\nclass Marlin(AWQ):\n"
@@ -569,7 +586,7 @@ class AutogradRecording(Rule):
         owner = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.ClassDef)), None)
         if owner is None:
             return frozenset()
-        return frozenset(
+        bound = {
             name
             for node in walk(owner.body)
             if isinstance(node, cst.Assign)
@@ -577,7 +594,18 @@ class AutogradRecording(Rule):
             and made_by(self.ctx.qualname(node.value.func) or "")
             for target in node.targets
             if (name := self_attribute(target.target)) is not None
-        )
+        }
+        for node in walk(owner.body):
+            named = _named_binding(node)
+            if (
+                named is not None
+                and isinstance(named[1], cst.Call)
+                and made_by(self.ctx.qualname(named[1].func) or "")
+            ):
+                name = _attribute_name(named[0], owner, self.ctx.module)
+                if name is not None:
+                    bound.add(name)
+        return frozenset(bound)
 
     def _becomes_parameter(self) -> bool:
         """The tensor being made is wrapped by ``nn.Parameter``: inline (``nn.Parameter(t.requires_grad_())``),
@@ -736,3 +764,42 @@ def _from_module_lookup(value: cst.BaseExpression | None) -> bool:
         and isinstance(value.func, cst.Attribute)
         and value.func.attr.value in _SUBMODULE_LOOKUPS
     )
+
+
+def _named_binding(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """The name and value of ``setattr(self, NAME, value)`` or ``self.register_parameter(NAME, value)``."""
+    if not isinstance(node, cst.Call):
+        return None
+    args = [a.value for a in node.args if a.keyword is None]
+    func = node.func
+    if isinstance(func, cst.Name) and func.value == "setattr" and len(args) == 3:
+        return (args[1], args[2]) if isinstance(args[0], cst.Name) and args[0].value == "self" else None
+    if isinstance(func, cst.Attribute) and func.attr.value == "register_parameter" and len(args) == 2:
+        return (args[0], args[1]) if _is_self(func.value) else None
+    return None
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _attribute_name(node: cst.BaseExpression, owner: cst.ClassDef, module: cst.Module) -> str | None:
+    """The attribute name a ``setattr`` gives: a string, or a constant of the class or the module
+    bound to one (``self._STORAGE_ATTR`` with ``_STORAGE_ATTR = "_scale"``)."""
+    text = string_value(node)
+    if text is not None:
+        return text
+    if isinstance(node, cst.Attribute) and _is_self(node.value):
+        wanted, scopes = node.attr.value, (owner.body, module)
+    elif isinstance(node, cst.Name):
+        wanted, scopes = node.value, (module,)
+    else:
+        return None
+    for scope in scopes:
+        for line in getattr(scope, "body", ()):
+            for small in getattr(line, "body", ()) if isinstance(line, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == wanted for t in small.targets
+                ):
+                    return string_value(small.value)
+    return None

@@ -8,7 +8,7 @@ from torchperf_lint.fixes import UNSAFE, NodeEdit, PendingFix
 from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import dtypes, writes
 from torchperf_lint.toolkit.exemptions import test_files
-from torchperf_lint.toolkit.functions import parameters
+from torchperf_lint.toolkit.functions import binding_loop, parameters
 from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of
 from torchperf_lint.toolkit.traversal import in_source_order, walk
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, bound_value, kind_of
@@ -18,6 +18,11 @@ _NUMPY_COPIES = frozenset({"numpy.array"})
 _BRIDGES = frozenset({"torch.from_numpy", "torch.as_tensor"})
 
 
+#: NumPy reductions: over every element (no ``axis``) they give one NumPy scalar.
+_FULL_REDUCTIONS = frozenset(
+    "mean sum prod max min amax amin argmax argmin std var median average nanmean nansum nanmax nanmin "
+    "nanstd nanvar ptp all any count_nonzero".split()
+)
 #: Annotations of a Python number.
 _NUMBERS = frozenset({"int", "float"})
 #: Named numbers of NumPy and ``math``.
@@ -101,7 +106,8 @@ class BridgeCopy(Rule):
         "(`signal[:, i, j] = 1` beside `torch.tensor(signal[0])`); an elementwise NumPy function of "
         "Python numbers (`np.radians(alpha)` with `alpha=40` a parameter default, or annotated `float`; "
         "also NumPy's and `math`'s constants, arithmetic on numbers and nested calls: "
-        "`np.log(np.sqrt(2 * np.pi))`), which gives a NumPy scalar too; and a "
+        "`np.log(np.sqrt(2 * np.pi))`), which gives a NumPy scalar too, as does a reduction over every "
+        "element (`np.mean(scores)`, `a.sum()` of an array, with no axis); and a "
         "conversion: `torch.tensor(x, dtype=...)` unless `x` is known to have that dtype already "
         "(`a.astype(np.float32)` with `dtype=torch.float32`), since converting copies whichever "
         "function does it. A dtype is known from what the code spells: `astype`, `dtype=`, a tensor cast "
@@ -123,6 +129,12 @@ class BridgeCopy(Rule):
         "The NumPy-side copies have no fix."
     )
     valid = (
+        # a reduction over every element gives one NumPy scalar: directly, through a name, a method
+        "import numpy as np\nimport torch\ndef f(batch_ssim, device):\n"
+        "    return torch.tensor(np.mean(batch_ssim), device=device)\n",
+        "import numpy as np\nimport torch\ndef f(values):\n    total = np.sum(values)\n"
+        "    return torch.tensor(total)\n",
+        "import numpy as np\nimport torch\ndef f(scores: np.ndarray):\n    return torch.tensor(scores.max())\n",
         # a caller's array made into a trainable parameter: training writes it in place
         "import numpy as np\nimport torch\nfrom torch import nn\ndef f(m: np.ndarray):\n"
         "    w = nn.Parameter(torch.tensor(m), requires_grad=True)\n    t = torch.tensor(m)\n"
@@ -199,6 +211,11 @@ class BridgeCopy(Rule):
         "import torch\ndef f(t):\n    return t.permute(1, 2, 0).contiguous().numpy().copy()\n",
     )
     invalid = (
+        Invalid(  # a reduction along an axis gives an array
+            "import numpy as np\nimport torch\ndef f(scores: np.ndarray):\n"
+            "    return torch.tensor(np.mean(scores, axis=0)), torch.tensor(scores.sum(1))\n",
+            ((4, 12), (4, 51)),
+        ),
         Invalid(  # the copy is only read, or handed to something that is no parameter
             "import numpy as np\nimport torch\nfrom torch import nn\ndef f(m: np.ndarray):\n"
             "    t = torch.tensor(m)\n"
@@ -329,7 +346,9 @@ class BridgeCopy(Rule):
         array ``.astype`` just made. An element picked from an array by plain indices (``scores[-1]``,
         ``table[i, j]``) may be a NumPy scalar, which has no zero-copy bridge, so it does not count."""
         kind = kind_of(self.ctx, value)
-        if kind == ARRAY and (self._may_be_element(value) or self._of_python_numbers(value)):
+        if kind == ARRAY and (
+            self._may_be_element(value) or self._of_python_numbers(value) or self._reduces_to_scalar(value)
+        ):
             return False
         return kind in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
 
@@ -379,6 +398,21 @@ class BridgeCopy(Rule):
             return False
         args = [arg.value for arg in value.args]
         return bool(args) and len(positional(value)) == len(args) and all(self._is_number(a) for a in args)
+
+    def _reduces_to_scalar(self, value: cst.BaseExpression) -> bool:
+        """``np.mean(scores)`` or ``a.sum()`` with no axis (directly or through the name bound to it):
+        a reduction over every element gives one NumPy scalar, which no function shares."""
+        if isinstance(value, cst.Name):
+            value = bound_value(self.ctx, value) or value
+        if not isinstance(value, cst.Call) or keyword(value, "axis") is not None:
+            return False
+        qualname = self.ctx.qualname(value.func) or ""
+        if qualname.startswith("numpy.") and qualname[6:] in _FULL_REDUCTIONS:
+            return len(positional(value)) == 1
+        method = method_name(value)
+        return (
+            method in _FULL_REDUCTIONS and not positional(value) and kind_of(self.ctx, value.func.value) == ARRAY
+        )  # type: ignore[attr-defined]
 
     def _is_number(self, node: cst.BaseExpression) -> bool:
         """A Python number, NumPy's or ``math``'s constants (``np.pi``), arithmetic on numbers
@@ -442,19 +476,8 @@ class BridgeCopy(Rule):
     def _iterates_array(self, name: str) -> bool:
         """``name`` is the target of a loop around the visited node over an array: each pass gets
         ``a[i]``, a scalar when the array has one axis."""
-        for node in reversed(self.ctx.ancestors):
-            if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
-                return False
-            loops: list[cst.For | cst.CompFor] = [node] if isinstance(node, cst.For) else []
-            if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
-                inner: cst.CompFor | None = node.for_in
-                while inner is not None:
-                    loops.append(inner)
-                    inner = inner.inner_for_in
-            for loop in loops:
-                if isinstance(loop.target, cst.Name) and loop.target.value == name:
-                    return kind_of(self.ctx, loop.iter) == ARRAY
-        return False
+        loop = binding_loop(self.ctx, name)
+        return loop is not None and isinstance(loop.target, cst.Name) and kind_of(self.ctx, loop.iter) == ARRAY
 
     def _converts(self, node: cst.Call, value: cst.BaseExpression) -> bool:
         """``torch.tensor(a, dtype=...)`` converts unless ``a`` is known to have that dtype already: a

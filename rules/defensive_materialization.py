@@ -131,7 +131,8 @@ class DefensiveMaterialization(Rule):
         "merges axes of a permuted view, which cannot be a view and copies: the call's arguments must show "
         "the merge, as fewer axes than the permutation names or a size spelt as a product of sizes, "
         "`reshape(B * N, T, 1)`, `permute(0, 3, 4, 1, 2)` then `reshape(b, c, h, "
-        "w)`, or a flattened span), so dropping it saves nothing, or is a norm, `F.normalize` or a cross "
+        "w)`, or a flattened span; the functional forms count too, `torch.transpose(x, -1, 0)`), so dropping it "
+        "saves nothing, or is a norm, `F.normalize` or a cross "
         "product along an axis given as `dim=` (profiled along a permuted axis, they ran 1.6 to 10 times "
         "slower on the view than the copy and the operation together), so the copy can pay for itself; the "
         "rule cannot see which axis the view moved, so any value of `dim=` counts for these three. Other "
@@ -167,6 +168,11 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        # functional views whose merge copies anyway: transpose, permute, movedim
+        "import torch\ndef f(a, b, h):\n    k = torch.cat([a, b], dim=-1)\n"
+        "    x = torch.matmul(h, torch.transpose(k, -1, 0).contiguous().flatten(1))\n"
+        "    y = torch.matmul(h, torch.permute(k, (2, 1, 0)).contiguous().flatten(1))\n"
+        "    z = torch.matmul(h, torch.movedim(k, 0, 2).contiguous().reshape(4, -1))\n    return x, y, z\n",
         # the source is written later through its own side of a ``zip``
         "import torch\ndef f(dst, src):\n    w = src.w.clone() / 2\n"
         "    for (_, a), (_, b) in zip(dst.named_parameters(), src.named_parameters()):\n"
@@ -393,6 +399,11 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # a functional transpose whose flatten merges nothing
+            "import torch\ndef f(a, b, h):\n    k = torch.cat([a, b], dim=-1)\n"
+            "    return torch.matmul(h, torch.transpose(k, 0, 1).contiguous().flatten(1, 1))\n",
+            ((4, 28),),
+        ),
         Invalid(  # a size with a literal factor may be one axis's own length doubled
             "import torch\ndef f(mask, B, N, T):\n"
             "    y = mask.permute(0, 2, 1).contiguous().reshape(B, 2 * N, T)\n    return y.sum()\n",
@@ -674,9 +685,12 @@ class DefensiveMaterialization(Rule):
     def _spares_nothing(self, node: cst.Call, receiver: cst.BaseExpression, fate: Fate) -> bool:
         """A clone that protects nothing, whatever it copies: read at once by an operation that makes
         its own result (``x.clone() - t``, ``torch.cat([w.clone(), v])``), or of a tensor this function
-        made itself (``y = a * 2`` then ``c = y.clone()``), which nothing else can see or write."""
+        made itself (``y = a * 2`` then ``c = y.clone()``, also ``y.detach().clone()``), which nothing
+        else can see or write."""
         if fate is Fate.READ:
             return True
+        if isinstance(receiver, cst.Call) and method_name(receiver) == "detach" and not receiver.args:
+            receiver = receiver.func.value  # type: ignore[attr-defined]  # ``img.detach()`` shares ``img``'s memory
         if fate is not Fate.BOUND or not isinstance(receiver, cst.Name):
             return False
         function = self.ctx.enclosing_function()

@@ -135,7 +135,9 @@ class DeviceRoute(Rule):
         "asserts, warns, logs or prints (a log before the raise, also under a test of its own, `if verbose: "
         "log.error(...)`, is part of the refusal; also through nested tests every arm of which only "
         "raises; one that "
-        "only warns, logs or prints with an `else` that does work picks between the two and is flagged), an "
+        "only warns, logs or prints with an `else` that does work picks between the two and is flagged; one "
+        "that only sets which warnings are shown, `warnings.simplefilter('ignore')`, counts as one that warns), "
+        "an "
         "`assert` (it refuses a device: the route stays on the CPU), or one of the `if ...: return` guards "
         "that open a function which then only warns or raises (`if not torch.cuda.is_available(): return` "
         "before `warnings.warn(...)`: every way through it reports or does nothing); an `if` whose block, "
@@ -176,6 +178,9 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        # a device test whose block only sets which warnings are shown
+        "import torch\nimport warnings\ndef f(is_rnn, x):\n    if is_rnn and torch.cuda.is_available():\n"
+        "        warnings.simplefilter('ignore')\n    return x * 2\n",
         # a loop over the devices that only files a description of each: keyed, stored, appended
         "import torch\nfrom collections import defaultdict\ndef env():\n    devices = defaultdict(list)\n"
         "    for k in range(torch.cuda.device_count()):\n"

@@ -94,7 +94,8 @@ class GraphPreservingFallback(Rule):
         "the tensor it tested (`if t.requires_grad: return t`, a search for the first tensor that "
         "records); in a custom "
         "`torch.autograd.Function`'s `forward`, a branch that only keeps values on the context for the "
-        "backward (`ctx.opt = opt`, `ctx.save_for_backward(x)`), which computes the output the same way; "
+        "backward (`ctx.opt = opt`, `ctx.save_for_backward(x)`, or `X = None` for a value what follows only "
+        "keeps there), which computes the output the same way; "
         "a branch that does nothing (`pass`) or only turns autograd flags off (`pos.requires_grad_(False)` "
         "restoring the caller's flag, `t.requires_grad = False`), where the same operations run either way "
         "(turning them on, `if not x.requires_grad: x.requires_grad_()`, makes what follows record a graph "
@@ -119,7 +120,8 @@ class GraphPreservingFallback(Rule):
         "backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
         "(`model.parameters()`, `named_parameters()`, a collection named like `params`, a project "
         "function returning one, or a local bound to one of these) or picked from such a collection "
-        "(`p = params.get(name)`, `params[name]`, and a helper returning `next(m.parameters()).requires_grad` "
+        "(`p = params.get(name)`, `params[name]`, `next(m.parameters())` in the test itself, and a helper "
+        "returning `next(m.parameters()).requires_grad` "
         "or the flag of `ps[0]` after `ps = list(m.parameters())`, which says whether a model trains), "
         "or kept on an object under a name for one (`module._flat_param`, `self._centers._params`, also "
         "through a local bound to it), or the `weight` or `bias` of a layer reached through an attribute or "
@@ -136,6 +138,15 @@ class GraphPreservingFallback(Rule):
         "test that needs both calls the kernel under `torch.no_grad()` and without it"
     )
     valid = (
+        # a custom Function's forward that only decides what the backward keeps: a value dropped
+        # after a helper's verdict on the inputs' flags, after a flag itself; whether a model trains
+        "import torch\ndef cache_x(op, gx, gy):\n    return gy\nclass Op(torch.autograd.Function):\n"
+        "    @staticmethod\n    def forward(ctx, op, X, Y):\n        out = X * Y\n"
+        "        req_x, req_y = X.requires_grad, Y.requires_grad\n        if not cache_x(op, req_x, req_y):\n"
+        "            X = None\n        if not Y.requires_grad:\n            Y = None\n"
+        "        ctx.save_for_backward(X, Y)\n        return out\n",
+        "import torch\ndef f(adapter, x, loss):\n    if next(adapter.parameters()).requires_grad is True:\n"
+        "        loss = loss + x.sum()\n    return loss\n",
         # which layers of a model train, read from each layer's weight or bias: over ``modules()``,
         # ``named_modules()``, a comprehension over ``children()``
         "import torch\ndef shard(model):\n    for m in model.modules():\n"
@@ -323,6 +334,12 @@ class GraphPreservingFallback(Rule):
         "    w = model.head.bias\n    if w.requires_grad:\n        loss = loss + w.sum()\n    return loss\n",
     )
     invalid = (
+        Invalid(  # a value dropped in the forward that the output is then computed from
+            "import torch\nclass Op(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, X, Y):\n"
+            "        if not Y.requires_grad:\n            X = None\n        ctx.save_for_backward(X)\n"
+            "        return Y * 2 if X is None else X * Y\n",
+            ((5, 16),),
+        ),
         Invalid(  # the weight of each item of a plain list may be a kernel's own tensor
             "import torch\ndef f(items, x):\n    for m in items:\n        if m.weight.requires_grad:\n"
             "            x = fused(x)\n    return x\n",
@@ -809,6 +826,9 @@ def _of_parameter(ctx, read: cst.Attribute, within: cst.BaseExpression) -> bool:
         return True  # ``module._flat_param``, ``self._centers._params``: a parameter kept on an object
     if is_layer_tensor(ctx, receiver):
         return True  # ``fusion.value.weight``: a layer's learned tensor
+    function = ctx.enclosing_function()
+    if receiver is not None and function is not None and _parameter_picks(ctx, function)(receiver):
+        return True  # ``next(adapter.parameters())``: whether a model trains
     if not isinstance(read.value, cst.Name):
         return False
     name = read.value.value

@@ -115,7 +115,9 @@ class HostSyncInLoop(Rule):
         "torch.is_tensor(k): k = float(k)`; the test fails on every later pass, unless the loop binds the "
         "name again); a read that decides when its loop stops from "
         "state the loop carries from one pass to the next (names it rebinds from their earlier values, and "
-        "objects it changes in place: `torch.norm(r, out=n)`, `r.sub_(c)`, `q[k + 1] = r`; in a training loop, "
+        "objects it changes in place: `torch.norm(r, out=n)`, `r.sub_(c)`, `q[k + 1] = r`, also `self.` state a "
+        "method of "
+        "the class that the body calls changes so, `torch.any(m, out=self.state.active)`; in a training loop, "
         "whose pass calls `.backward()` and an optimizer's `.step()`, itself or through a method of the "
         "class, every object of the function it reads other than the loop's own items, since the step "
         "changes their parameters; or a "
@@ -142,6 +144,14 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # a while test on an attribute the class's methods the body calls change in place: an ``out=``,
+        # an augmented assignment, an in-place method
+        "import torch\nclass Decoder:\n    def _update(self):\n"
+        "        torch.any(self.state.active, out=self.state.active_any)\n    def _count(self):\n"
+        "        self.state.count += 1\n    def _fill(self):\n        self.state.level.add_(1)\n"
+        "    def decode(self):\n        while self.state.active_any.item():\n            self._update()\n"
+        "        while self.state.count.item() < 10:\n            self._count()\n"
+        "        while self.state.level.item() < 3:\n            self._fill()\n",
         # a name still holding a tensor converted once, the test failing on every later pass: a guard
         # that it is not yet a Python number (also rebinding a second name), that it is a tensor,
         # ``torch.is_tensor``
@@ -424,6 +434,11 @@ class HostSyncInLoop(Rule):
         "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # a while test on an attribute nothing in the loop changes that the file can see
+            "import torch\nclass Decoder:\n    def decode(self):\n        while self.flags.done.item():\n"
+            "            self._other()\n",
+            ((4, 15),),
+        ),
         Invalid(  # both arms go on, one binding a tensor
             "import numpy as np\nimport torch\ndef f(items):\n    out = []\n    for c in items:\n"
             "        if len(c) > 2:\n            box = np.asarray(c)\n        else:\n"

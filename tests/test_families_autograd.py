@@ -122,3 +122,19 @@ def test_a_subclass_of_another_modules_autograd_function_defines_a_backward_pass
         ("pkg/weights.py", "TPL001", 4, 11),
         ("pkg/weights.py", "TPL001", 11, 14),
     ]
+
+
+def test_a_forward_that_drops_what_another_modules_rule_says_the_backward_needs_is_no_route(tmp_path):
+    rules = "def cache_x(op, grad_x, grad_y):\n    return grad_y\n"
+    op = (
+        "import torch\nfrom pkg.rules import cache_x\n\nclass Op(torch.autograd.Function):\n"
+        "    @staticmethod\n    def forward(ctx, op, x, y):\n        out = x * y\n"
+        "        if not cache_x(op, x.requires_grad, y.requires_grad):\n            x = None\n"
+        "        ctx.save_for_backward(x, y)\n        return out\n\n"
+        "    @staticmethod\n    def backward(ctx, g):\n        x, y = ctx.saved_tensors\n"
+        "        return None, g * y, g * x\n\n"
+        "def route(op, x, y):\n    if not cache_x(op, x.requires_grad, y.requires_grad):\n        return x * y\n"
+        "    return torch.mul(x, y)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/rules.py": rules, "pkg/op.py": op}
+    assert lint_package(tmp_path, files, "TPL004") == [("pkg/op.py", "TPL004", 19, 24)]

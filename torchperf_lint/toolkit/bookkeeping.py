@@ -21,7 +21,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from torchperf_lint.context import FileContext
-from torchperf_lint.toolkit.functions import class_methods
+from torchperf_lint.toolkit.functions import binding_loop, class_methods
 from torchperf_lint.toolkit.matching import is_literal, walk
 from torchperf_lint.toolkit.types import bound_value
 from torchperf_lint.vocabulary import AUTOGRAD_FUNCTIONS
@@ -37,6 +37,8 @@ _REPORTING_CALLS = frozenset(
         "warn",
         "warning",
         "warn_once",
+        "simplefilter",
+        "filterwarnings",
         "warning_once",
         "info",
         "info_once",
@@ -117,27 +119,13 @@ _SUBMODULE_ITERATORS = frozenset({"modules", "children", "named_modules", "named
 def _iterates_submodules(ctx: FileContext, name: str) -> bool:
     """``for m in model.modules():`` (or ``for n, m in model.named_modules()``, or a comprehension over
     them) around the visited node binds ``name`` to each layer of a model."""
-    for node in reversed(ctx.ancestors):
-        loops: list[cst.For | cst.CompFor] = []
-        if isinstance(node, cst.For):
-            loops = [node]
-        elif isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
-            comp: cst.CompFor | None = node.for_in
-            while comp is not None:
-                loops.append(comp)
-                comp = comp.inner_for_in
-        for loop in loops:
-            call = loop.iter
-            binds = any(isinstance(n, cst.Name) and n.value == name for n in walk(loop.target))
-            if binds:
-                return (
-                    isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Attribute)
-                    and call.func.attr.value in _SUBMODULE_ITERATORS
-                )
-        if isinstance(node, cst.FunctionDef | cst.Lambda):
-            return False
-    return False
+    loop = binding_loop(ctx, name)
+    call = loop.iter if loop is not None else None
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in _SUBMODULE_ITERATORS
+    )
 
 
 def is_parameter_collection(ctx: FileContext, expression: cst.BaseExpression, through_local: bool = True) -> bool:
@@ -540,7 +528,43 @@ def only_keeps_for_backward(ctx: FileContext, body: cst.BaseSuite) -> bool:
     params = function.params.params
     owner = params[0].name.value if params else None
     statements = _small_statements(body)
-    return bool(statements) and owner is not None and all(_keeps_on(statement, owner) for statement in statements)
+    if not statements or owner is None:
+        return False
+    later = _statements_after(ctx, function)
+    return all(
+        _keeps_on(statement, owner) or _drops_a_saved_value(statement, owner, later) for statement in statements
+    )
+
+
+def _statements_after(ctx: FileContext, function: cst.FunctionDef) -> list[cst.CSTNode]:
+    """The statements of ``function``'s body after the one holding the visited node."""
+    lines = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    current = next((node for node in ctx.ancestors if any(node is line for line in lines)), None)
+    return lines[next(i for i, line in enumerate(lines) if line is current) + 1 :] if current is not None else []
+
+
+def _drops_a_saved_value(statement: cst.BaseSmallStatement, owner: str, later: list[cst.CSTNode]) -> bool:
+    """``X = None`` where what follows reads ``X`` only to keep it on the context
+    (``ctx.save_for_backward(X, Y)``, ``ctx.x = X``): the branch decides what the backward gets, the
+    output is already computed."""
+    if not (
+        isinstance(statement, cst.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0].target, cst.Name)
+        and is_literal(statement.value, "None")
+    ):
+        return False
+    name = statement.targets[0].target.value
+    kept = reads = 0
+    for line in later:
+        for node in walk(line):
+            if isinstance(node, cst.SimpleStatementLine):
+                for small in node.body:
+                    if _keeps_on(small, owner):
+                        kept += sum(isinstance(n, cst.Name) and n.value == name for n in walk(small))
+            elif isinstance(node, cst.Name) and node.value == name:
+                reads += 1
+    return kept > 0 and kept == reads
 
 
 def _keeps_on(statement: cst.BaseSmallStatement, owner: str) -> bool:
@@ -630,7 +654,8 @@ def only_reports(body: cst.BaseSuite) -> bool:
 
 
 def is_report(value: cst.BaseExpression) -> bool:
-    """A call of a warning, logging or printing function: it tells someone something."""
+    """A call of a warning, logging or printing function (or one that sets which warnings are shown,
+    ``warnings.simplefilter("ignore")``): it tells someone something, or decides what they are told."""
     if not isinstance(value, cst.Call):
         return False
     func = value.func

@@ -290,16 +290,20 @@ def _initialises_once(branch: cst.If, loop: cst.CSTNode, module: cst.CSTNode) ->
     tested_node = _tested_for_none(branch.test, module)
     if tested_node is None:
         return False
-    tested = source_of(tested_node)
+    values = _bound_only_in_block(branch, loop, source_of(tested_node))
+    return values is not None and any(not is_literal(value, "None") for value in values)
+
+
+def _bound_only_in_block(branch: cst.If, loop: cst.CSTNode, tested: str) -> list[cst.BaseExpression] | None:
+    """The values ``branch``'s own block binds to the name or attribute whose code is ``tested``, or
+    None when a statement of the loop outside that block binds it too."""
     block = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
     values = [value for statement in block for value in _assigned_values(statement, tested)]
     inside = {id(node) for node in walk(branch.body)}
-    elsewhere = [
-        statement
-        for statement in walk(loop.body)  # type: ignore[attr-defined]
-        if id(statement) not in inside and _assigned_values(statement, tested)
-    ]
-    return any(not is_literal(value, "None") for value in values) and not elsewhere
+    for statement in walk(loop.body):  # type: ignore[attr-defined]
+        if id(statement) not in inside and _assigned_values(statement, tested):
+            return None
+    return values
 
 
 def _converts_once(branch: cst.If, loop: cst.CSTNode) -> bool:
@@ -311,15 +315,8 @@ def _converts_once(branch: cst.If, loop: cst.CSTNode) -> bool:
     tested = _tested_for_tensor(branch.test)
     if tested is None or (isinstance(loop, cst.For) and tested in read_names(loop.target)):
         return False
-    block = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
-    values = [value for statement in block for value in _assigned_values(statement, tested)]
-    inside = {id(node) for node in walk(branch.body)}
-    elsewhere = [
-        statement
-        for statement in walk(loop.body)  # type: ignore[attr-defined]
-        if id(statement) not in inside and _assigned_values(statement, tested)
-    ]
-    return bool(values) and all(_python_value_of(value, tested) for value in values) and not elsewhere
+    values = _bound_only_in_block(branch, loop, tested)
+    return values is not None and bool(values) and all(_python_value_of(value, tested) for value in values)
 
 
 #: Types a name converted by ``.item()``, ``int()``, ``float()`` or ``bool()`` is an instance of.
@@ -615,6 +612,9 @@ class LoopState:
         if _takes_training_step(ctx, loop.body):
             self.changed_in_place |= self._trained_objects(loop)
         self.carried = (self.bound & self.read_first) | self.changed_in_place
+        #: ``self.`` attributes the body changes in place, itself or through the class's methods it
+        #: calls (``torch.any(m, out=self.state.active)`` in ``self._update()``), as source text
+        self.changed_attributes = _attributes_changed(ctx, loop.body, set())
         self._feeding_stop: set[str] | None = None
 
     def _trained_objects(self, loop: cst.For | cst.While) -> set[str]:
@@ -645,6 +645,11 @@ class LoopState:
 
     def depends_on_carried(self, expression: cst.BaseExpression) -> bool:
         """Whether ``expression`` is computed, within a pass, from state carried between passes."""
+        if self.changed_attributes and any(
+            isinstance(node, cst.Attribute) and source_of(node) in self.changed_attributes
+            for node in walk(expression)
+        ):
+            return True
         pending = list(read_names(expression))
         seen: set[str] = set()
         while pending:
@@ -787,6 +792,45 @@ def _methods_called(ctx: FileContext, body: cst.CSTNode, seen: set[str]) -> set[
             if method is not None:
                 called |= _methods_called(ctx, method.body, seen)
     return called
+
+
+def _attributes_changed(ctx: FileContext, body: cst.CSTNode, seen: set[str]) -> set[str]:
+    """The ``self.`` attributes ``body`` changes in place (an ``out=`` argument, an in-place method,
+    an item or attribute stored into), as source text, with those changed by the methods of the class
+    it calls on ``self``, each read once."""
+    changed: set[str] = set()
+    function = ctx.enclosing_function()
+    for node in walk(body, into_functions=False):
+        if isinstance(node, cst.Call):
+            func = node.func
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value == "out" and _on_self(arg.value):
+                    changed.add(source_of(arg.value))
+            if isinstance(func, cst.Attribute):
+                name = func.attr.value
+                if name.endswith("_") and not name.startswith("_") and _on_self(func.value):
+                    changed.add(source_of(func.value))
+                if isinstance(func.value, cst.Name) and func.value.value == "self" and name not in seen:
+                    seen.add(name)
+                    method = class_methods(ctx, function).get(name) if function is not None else None
+                    if method is not None:
+                        changed |= _attributes_changed(ctx, method.body, seen)
+        elif isinstance(node, cst.AssignTarget | cst.AugAssign):
+            target = node.target
+            while isinstance(target, cst.Subscript):
+                target = target.value
+            if isinstance(target, cst.Attribute) and _on_self(target):
+                changed.add(source_of(target))
+    return changed
+
+
+def _on_self(node: cst.BaseExpression) -> bool:
+    """``self.state.mask``: an attribute chain (not only ``self`` itself) that starts from ``self``."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    while isinstance(node, cst.Attribute | cst.Subscript):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == "self"
 
 
 def _plain_root(node: cst.BaseExpression) -> str | None:

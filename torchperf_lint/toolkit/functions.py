@@ -10,6 +10,7 @@ import libcst as cst
 
 from torchperf_lint.context import FileContext
 from torchperf_lint.kernel_map.facts import Prevalidation
+from torchperf_lint.toolkit import traversal
 from torchperf_lint.vocabulary import GRAD_GUARDS
 
 _LOOPS = frozenset({cst.For, cst.While})
@@ -62,6 +63,24 @@ def _runs_in_place(ancestors: list[cst.CSTNode], index: int) -> bool:
         and isinstance(call.func, cst.Name)
         and call.func.value in _APPLYING
     )
+
+
+def binding_loop(ctx: FileContext, name: str) -> cst.For | cst.CompFor | None:
+    """The nearest ``for`` loop or comprehension ``for`` around the visited node, in the same scope,
+    whose target binds ``name`` (alone or as one name of an unpacking)."""
+    for node in reversed(ctx.ancestors):
+        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            return None
+        loops: list[cst.For | cst.CompFor] = [node] if isinstance(node, cst.For) else []
+        if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+            inner: cst.CompFor | None = node.for_in
+            while inner is not None:
+                loops.append(inner)
+                inner = inner.inner_for_in
+        for loop in loops:
+            if any(isinstance(n, cst.Name) and n.value == name for n in traversal.walk(loop.target)):
+                return loop
+    return None
 
 
 def in_loop(ctx: FileContext) -> cst.CSTNode | None:

@@ -21,16 +21,24 @@ _PERMUTES = frozenset({"permute"})
 
 def permuted_rank(view: cst.BaseExpression) -> int | None:
     """The least number of axes ``view`` has, when it is a call that reorders axes given literally:
-    ``permute(0, 2, 1, 3)`` has 4, ``transpose(-3, -2)`` at least 3, ``.t()`` 2. None otherwise."""
+    ``permute(0, 2, 1, 3)`` has 4, ``transpose(-3, -2)`` at least 3, ``.t()`` 2; also the functional
+    forms, which take the tensor first (``torch.transpose(x, -1, 0)``, ``torch.permute(x, (2, 1, 0))``).
+    None otherwise."""
     if not isinstance(view, cst.Call):
         return None
     method = method_name(view)
     if method == "t":
         return 2
+    args = list(view.args)
+    functional = (len(args) == 3 and method in _SWAPS) or (
+        len(args) == 2 and method in _PERMUTES and isinstance(args[1].value, cst.Tuple | cst.List)
+    )
+    if functional:
+        args = args[1:]  # the tensor, then the axes
     if method in _PERMUTES:
-        return _axis_count(view.args)
-    if method in _SWAPS and len(view.args) == 2 and all(a.keyword is None for a in view.args):
-        bounds = [_least_rank(a.value) for a in view.args]
+        return _axis_count(args)
+    if method in _SWAPS and len(args) == 2 and all(a.keyword is None for a in args):
+        bounds = [_least_rank(a.value) for a in args]
         return max(bounds) if all(b is not None for b in bounds) else None  # type: ignore[type-var]
     return None
 
