@@ -907,8 +907,8 @@ def _names_cpu_only(node: cst.BaseExpression) -> bool:
 
 def _is_cpu(node: cst.BaseExpression) -> bool:
     """``"cpu"``, or the CPU device made from it (``torch.device("cpu")``)."""
-    if isinstance(node, cst.Call) and (dotted(node.func) or "").rpartition(".")[2] == "device":
-        return len(node.args) == 1 and string_value(node.args[0].value) == "cpu"
+    if _makes_device(node):
+        return len(node.args) == 1 and string_value(node.args[0].value) == "cpu"  # type: ignore[attr-defined]
     return string_value(node) == "cpu"
 
 

@@ -609,12 +609,14 @@ class LoopState:
         self._suite(loop.body)
         if isinstance(loop, cst.While):
             self._read(loop.test)
-        if _takes_training_step(ctx, loop.body):
-            self.changed_in_place |= self._trained_objects(loop)
-        self.carried = (self.bound & self.read_first) | self.changed_in_place
+        called: set[str] = set()
         #: ``self.`` attributes the body changes in place, itself or through the class's methods it
         #: calls (``torch.any(m, out=self.state.active)`` in ``self._update()``), as source text
-        self.changed_attributes = _attributes_changed(ctx, loop.body, set())
+        self.changed_attributes: set[str] = set()
+        _pass_effects(ctx, loop.body, set(), called, self.changed_attributes)
+        if "backward" in called and "step" in called:  # a training step, itself or through a method
+            self.changed_in_place |= self._trained_objects(loop)
+        self.carried = (self.bound & self.read_first) | self.changed_in_place
         self._feeding_stop: set[str] | None = None
 
     def _trained_objects(self, loop: cst.For | cst.While) -> set[str]:
@@ -768,37 +770,13 @@ class LoopState:
                 self._suite(node.finalbody.body)
 
 
-def _takes_training_step(ctx: FileContext, body: cst.CSTNode, seen: set[str] | None = None) -> bool:
-    """Whether ``body`` runs a training step: it calls ``.backward()`` and a ``.step()``, itself or
-    through methods of the enclosing class it calls (``self._train_step(batch)``), each read once."""
-    seen = set() if seen is None else seen
-    called = _methods_called(ctx, body, seen)
-    return "backward" in called and "step" in called
-
-
-def _methods_called(ctx: FileContext, body: cst.CSTNode, seen: set[str]) -> set[str]:
-    """The method names ``body`` calls, with those called by the methods of the class it calls on
-    ``self``."""
-    called: set[str] = set()
-    function = ctx.enclosing_function()
-    for node in walk(body, into_functions=False):
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
-            continue
-        name = node.func.attr.value
-        called.add(name)
-        if isinstance(node.func.value, cst.Name) and node.func.value.value == "self" and name not in seen:
-            seen.add(name)
-            method = class_methods(ctx, function).get(name) if function is not None else None
-            if method is not None:
-                called |= _methods_called(ctx, method.body, seen)
-    return called
-
-
-def _attributes_changed(ctx: FileContext, body: cst.CSTNode, seen: set[str]) -> set[str]:
-    """The ``self.`` attributes ``body`` changes in place (an ``out=`` argument, an in-place method,
-    an item or attribute stored into), as source text, with those changed by the methods of the class
-    it calls on ``self``, each read once."""
-    changed: set[str] = set()
+def _pass_effects(
+    ctx: FileContext, body: cst.CSTNode, seen: set[str], called: set[str], changed: set[str]
+) -> None:
+    """Collect what a pass does, itself and through the methods of the class it calls on ``self``
+    (each read once, ``seen``): into ``called`` the method names it calls (``.backward()`` and a
+    ``.step()`` make a training step), into ``changed`` the ``self.`` attributes it changes in place
+    (an ``out=`` argument, an in-place method, an item or attribute stored into), as source text."""
     function = ctx.enclosing_function()
     for node in walk(body, into_functions=False):
         if isinstance(node, cst.Call):
@@ -806,22 +784,23 @@ def _attributes_changed(ctx: FileContext, body: cst.CSTNode, seen: set[str]) -> 
             for arg in node.args:
                 if arg.keyword is not None and arg.keyword.value == "out" and _on_self(arg.value):
                     changed.add(source_of(arg.value))
-            if isinstance(func, cst.Attribute):
-                name = func.attr.value
-                if name.endswith("_") and not name.startswith("_") and _on_self(func.value):
-                    changed.add(source_of(func.value))
-                if isinstance(func.value, cst.Name) and func.value.value == "self" and name not in seen:
-                    seen.add(name)
-                    method = class_methods(ctx, function).get(name) if function is not None else None
-                    if method is not None:
-                        changed |= _attributes_changed(ctx, method.body, seen)
+            if not isinstance(func, cst.Attribute):
+                continue
+            name = func.attr.value
+            called.add(name)
+            if name.endswith("_") and not name.startswith("_") and _on_self(func.value):
+                changed.add(source_of(func.value))
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and name not in seen:
+                seen.add(name)
+                method = class_methods(ctx, function).get(name) if function is not None else None
+                if method is not None:
+                    _pass_effects(ctx, method.body, seen, called, changed)
         elif isinstance(node, cst.AssignTarget | cst.AugAssign):
             target = node.target
             while isinstance(target, cst.Subscript):
                 target = target.value
             if isinstance(target, cst.Attribute) and _on_self(target):
                 changed.add(source_of(target))
-    return changed
 
 
 def _on_self(node: cst.BaseExpression) -> bool:
