@@ -38,6 +38,8 @@ _ENABLING_CALLS = {
 }
 #: ``torch.enable_grad`` under each name torch exports it by.
 _ENABLE_GRAD = frozenset(name for name, (shown, _) in _ENABLING_CALLS.items() if shown == "torch.enable_grad")
+#: Methods that make a new tensor like the one they are called on; only tensors have them.
+_NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
 #: Learnable parameters: ``requires_grad=True`` on them (or on the tensor they wrap) is their default.
 _PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 #: Names a function gives the one model parameter it is handed (``def unfreeze(param):``).
@@ -64,7 +66,8 @@ class AutogradRecording(Rule):
     use_instead = "grid = torch.zeros(3)"
     notes = (
         "Flagged anywhere in the linted files, since a kernel package has no business building a "
-        "graph: `requires_grad=True` on a torch factory, `.requires_grad_()` or `.requires_grad_(True)`, "
+        "graph: `requires_grad=True` on a torch factory or on a tensor's own (`x.new_zeros(3, "
+        "requires_grad=True)`), `.requires_grad_()` or `.requires_grad_(True)`, "
         "`x.requires_grad = True`, `torch.enable_grad` (called, or named to be entered later: `context = "
         "torch.enable_grad if ttt else nullcontext`, a bare `@enable_grad`), `torch.set_grad_enabled(True)` "
         "(or a flag), "
@@ -114,6 +117,9 @@ class AutogradRecording(Rule):
         "training, which is what a kernel's callers do, not the kernel"
     )
     valid = (
+        # a tensor's own factory wrapped into a parameter, not asked to record, or of a value that is no tensor
+        "import torch\nfrom torch import nn\ndef f(x):\n    w = nn.Parameter(x.new_zeros(3, requires_grad=True))\n"
+        "    return w, x.new_ones(2), x.new_zeros(2, requires_grad=False)\n",
         # unfreezing attributes a class binds to parameters by name: a class constant, a module
         # constant, ``register_parameter``
         "import torch\nfrom torch import nn\n_RANGE = '_range'\nclass Q(nn.Module):\n    _STORAGE = '_scale'\n"
@@ -221,6 +227,12 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # a tensor's own factory: on an argument, through an attribute chain, a local
+            "import torch\ndef f(graph, x):\n    strain = graph.lattice.new_zeros([3, 3], requires_grad=True)\n"
+            "    b = x.new_ones(3, requires_grad=True)\n    c = x.new_tensor([1.0], requires_grad=True)\n"
+            "    return strain, b, c\n",
+            ((3, 46), (4, 23), (5, 29)),
+        ),
         Invalid(  # an attribute set by name to something else is no parameter
             "import torch\nfrom torch import nn\nclass Q(nn.Module):\n    def __init__(self, n):\n"
             "        setattr(self, '_scale', torch.ones(n))\n    def enable(self):\n"
@@ -357,7 +369,11 @@ class AutogradRecording(Rule):
             and not self._becomes_parameter()
             and not self._passes_flag_along()
         ):
-            if qualname is not None and qualname.startswith("torch."):
+            # a torch factory, or a tensor's own (``x.new_zeros(3, requires_grad=True)``)
+            made_by_torch = qualname is not None and qualname.startswith("torch.")
+            if made_by_torch or (
+                qualname is None and ctx.reaches_torch and method_name(node) in _NEW_TENSOR_METHODS
+            ):
                 self.report(
                     requires, what="requires_grad=True", effect="makes torch record autograd for this tensor"
                 )

@@ -73,7 +73,8 @@ class DefensiveMaterialization(Rule):
     notes = (
         "Flagged: `.contiguous()`/`.clone()` chained directly on a view method (permute, movedim, transpose, "
         "select, narrow, diagonal, unsqueeze, squeeze, expand, view and friends, also in their function "
-        "form, `torch.select(x, 0, i)`), applied to a parameter of the enclosing function, or "
+        "form, `torch.select(x, 0, i)`), applied to a parameter of the enclosing function (or to its "
+        "`.detach()`, which shares its memory: `w.detach().clone()`), or "
         "applied to a name last bound to such a view or to a value sharing a parameter's memory (`v = "
         "x.permute(0, 2, 1)` then `v.contiguous()`, `for t in [q, k]: t.contiguous()`; not a parameter "
         "annotated with a type that holds no tensor, such as a `DataLoader`, whose batches are new), when "
@@ -168,6 +169,9 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        # the clone of a parameter's detached view, written in place: the copy is needed
+        "import torch\ndef f(w):\n    c = w.detach().clone()\n    c[0] = 1\n    return c\n"
+        "def g(w):\n    c = w.detach().clone()\n    c.mul_(2)\n    return c\n",
         # functional views whose merge copies anyway: transpose, permute, movedim
         "import torch\ndef f(a, b, h):\n    k = torch.cat([a, b], dim=-1)\n"
         "    x = torch.matmul(h, torch.transpose(k, -1, 0).contiguous().flatten(1))\n"
@@ -399,6 +403,12 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # the detached view of a parameter shares its memory: its clone copies the input
+            "import torch\ndef f(embeddings):\n    embeddings = embeddings.detach().clone()\n"
+            "    embeddings = embeddings / embeddings.norm(dim=1, keepdim=True)\n    return embeddings\n"
+            "def g(w, t):\n    d = w.detach().clone()\n    return torch.cat([d, t])\n",
+            ((3, 18), (7, 9)),
+        ),
         Invalid(  # a functional transpose whose flatten merges nothing
             "import torch\ndef f(a, b, h):\n    k = torch.cat([a, b], dim=-1)\n"
             "    return torch.matmul(h, torch.transpose(k, 0, 1).contiguous().flatten(1, 1))\n",
@@ -689,8 +699,7 @@ class DefensiveMaterialization(Rule):
         else can see or write."""
         if fate is Fate.READ:
             return True
-        if isinstance(receiver, cst.Call) and method_name(receiver) == "detach" and not receiver.args:
-            receiver = receiver.func.value  # type: ignore[attr-defined]  # ``img.detach()`` shares ``img``'s memory
+        receiver = _detached_from(receiver)
         if fate is not Fate.BOUND or not isinstance(receiver, cst.Name):
             return False
         function = self.ctx.enclosing_function()
@@ -848,7 +857,9 @@ class DefensiveMaterialization(Rule):
         )
 
     def _is_parameter(self, receiver: cst.BaseExpression) -> bool:
+        """A parameter of the function, or its ``.detach()``, which shares its memory."""
         function = self.ctx.enclosing_function()
+        receiver = _detached_from(receiver)
         if function is None or not isinstance(receiver, cst.Name):
             return False
         return any(p.name.value == receiver.value for p in parameters(function))
@@ -1027,6 +1038,13 @@ class DefensiveMaterialization(Rule):
         return isinstance(target, cst.Subscript) and writes.copies_values(
             target, lambda e: types.kind_of(self.ctx, e)
         )
+
+
+def _detached_from(receiver: cst.BaseExpression) -> cst.BaseExpression:
+    """``img`` for ``img.detach()``: the tensor whose memory the detached view shares."""
+    if isinstance(receiver, cst.Call) and method_name(receiver) == "detach" and not receiver.args:
+        return receiver.func.value  # type: ignore[attr-defined]
+    return receiver
 
 
 def _reshaped_anyway(copy: cst.BaseExpression, reshape: cst.CSTNode | None) -> bool:

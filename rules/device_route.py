@@ -143,7 +143,9 @@ class DeviceRoute(Rule):
         "before `warnings.warn(...)`: every way through it reports or does nothing); an `if` whose block, "
         "and `else` if any, only fills in a description of the machine, returning or storing prose, "
         "`None` or a hardware description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
-        "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`; prose added to a "
+        "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`, also as a "
+        "conditional expression that is bound or returned, `s = torch.mps.get_rng_state() if "
+        "torch.backends.mps.is_available() else None`; prose added to a "
         "message, `msg += f'GPU {i}: {torch.cuda.get_device_name(i)}'`, `msg = msg + ' (GPU)'`, "
         "`fmt.append('max mem: {mem:.0f}')`); a loop over the devices whose body only files each one's "
         "description (`for k in range(torch.cuda.device_count()): names[k] = torch.cuda.get_device_name(k)`); "
@@ -215,6 +217,13 @@ class DeviceRoute(Rule):
         "import torch\nuse_cuda = torch.cuda.is_available()\n",
         "import torch\ndef state():\n    if torch.cuda.is_available():\n        s = torch.cuda.get_rng_state()\n"
         "    else:\n        s = None\n    return s\n",
+        # the same as a conditional expression: bound, returned, through an alias and an imported query
+        "import torch\ndef saved():\n"
+        "    mps = torch.mps.get_rng_state() if torch.backends.mps.is_available() else None\n"
+        "    return mps\ndef name() -> str:\n"
+        "    return torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'No CUDA'\n",
+        "import torch as th\nfrom torch.cuda import is_available\ndef saved():\n"
+        "    state: object = th.cuda.get_rng_state() if is_available() else None\n    return state\n",
         "import torch\ndef index(data):\n    device = data.device\n"
         "    return 'cpu' if device.type == 'cpu' else device.index\n",
         "import torch\ndef env(cuda, mps):\n    accelerator = 'N/A'\n    if cuda:\n        accelerator = 'CUDA'\n"
@@ -330,6 +339,12 @@ class DeviceRoute(Rule):
         "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a conditional expression with a value that is no description, or handed to a call
+            "import torch\ndef f(x):\n"
+            "    s = torch.cuda.get_rng_state() if torch.cuda.is_available() else x.sum()\n"
+            "    return s, use(torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)\n",
+            ((3, 39), (4, 52)),
+        ),
         Invalid(  # a loop over the devices that places work on each
             "import torch\ndef f(model, outs):\n    for i in range(torch.cuda.device_count()):\n"
             "        outs.append(torch.cuda.get_device_name(i))\n        outs.append(model(i))\n",
@@ -1179,15 +1194,27 @@ def _guards_only_a_description(ctx) -> bool:
     """The visited node is in the test of an ``if`` whose block (and ``else``, if any) only fills in a
     description of the machine: ``if torch.cuda.is_available(): return torch.cuda.get_device_name()``
     in an environment report, ``fields[k] = "No CUDA"``, or the CUDA generator's state else ``None``
-    for a checkpoint. Nothing there runs on a device."""
-    child = ctx.ancestors[-1]
-    for node in reversed(ctx.ancestors[:-1]):
+    for a checkpoint; or of a conditional expression, bound or returned, whose two values are such
+    descriptions (``state = torch.mps.get_rng_state() if torch.backends.mps.is_available() else None``).
+    Nothing there runs on a device."""
+    ancestors = ctx.ancestors
+    child = ancestors[-1]
+    for index in range(len(ancestors) - 2, -1, -1):
+        node = ancestors[index]
         if isinstance(node, cst.If) and child is node.test:
             orelse = node.orelse
             other_describes = orelse is None or (
                 isinstance(orelse, cst.Else) and _only_describes(ctx, orelse.body)
             )
             return other_describes and _only_describes(ctx, node.body)
+        if isinstance(node, cst.IfExp) and child is node.test:
+            holder = ancestors[index - 1]
+            return (
+                isinstance(holder, cst.Assign | cst.AnnAssign | cst.Return)
+                and holder.value is node
+                and _is_description(ctx, node.body)
+                and _is_description(ctx, node.orelse)
+            )
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node

@@ -110,7 +110,9 @@ class HostSyncInLoop(Rule):
         "because its branch, or the loop body, ends in `return`, `break` or `raise`, directly or in every arm "
         "of an `if`/`else`, `with`, `try` or `match`, and no `continue` after it takes the loop round again, "
         "or under a test that picks one pass by the loop's own counter (`if i == 0:` in `for i, y in "
-        "enumerate(ys)`, the counter unchanged by the body), or in a block that converts a name still "
+        "enumerate(ys)`, also `reversed(range(n))`, the counter unchanged by the body) or key (`elif k == "
+        "'masks':` in `for k, v in batch.items()`: a dict holds each key once), or in a block that "
+        "converts a name still "
         "holding a tensor to a Python number (`if not isinstance(w, int): w = w.item()`, `if "
         "torch.is_tensor(k): k = float(k)`; the test fails on every later pass, unless the loop binds the "
         "name again); a read that decides when its loop stops from "
@@ -144,6 +146,10 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # one pass picked by a dict's key: the key stored through is read, not bound
+        "import torch\ndef f(batch, out, idx):\n    for k, v in batch.items():\n        if k == 'masks':\n"
+        "            out[k] += [v[0]] if v.max() > 1.0 else [v[idx]]\n    for k in batch.keys():\n"
+        "        if k == 'boxes':\n            out[k] = batch[k].sum().item()\n",
         # a while test on an attribute the class's methods the body calls change in place: an ``out=``,
         # an augmented assignment, an in-place method
         "import torch\nclass Decoder:\n    def _update(self):\n"
@@ -434,6 +440,17 @@ class HostSyncInLoop(Rule):
         "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # the first items of pairs may repeat: the same test may hold on many passes
+            "import torch\ndef f(pairs, out: dict[str, list]):\n    for k, v in pairs:\n        if k == 'masks':\n"
+            "            out[k] += [v[0]] if v.max() > 1.0 else [v]\n",
+            ((5, 33),),
+        ),
+        Invalid(  # a tuple of a helper's tensor methods, unpacked, then a method of one of them
+            "import torch\ndef _pair(a, b):\n    d = torch.abs(a - b)\n    return d.sum(), (d > 0).float()\n"
+            "def best(cands, a):\n    top = 0.0\n    for c in cands:\n        s, m = _pair(a, c)\n"
+            "        gain = s.double() - top\n        if gain > 0:\n            top = s\n    return top\n",
+            ((10, 12),),
+        ),
         Invalid(  # a while test on an attribute nothing in the loop changes that the file can see
             "import torch\nclass Decoder:\n    def decode(self):\n        while self.flags.done.item():\n"
             "            self._other()\n",

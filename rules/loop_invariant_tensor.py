@@ -69,7 +69,8 @@ class LoopInvariantTensor(Rule):
         "copies the values in and keeps nothing, so it is flagged: `out[:, i] = torch.zeros(n)` (an "
         "index mixing a slice or `...` with other parts), or `out[i] = ...` where `out` is known to be a "
         "tensor (annotated, made by torch, or returned as one by a project function). A store through a "
-        "plain index into a value of unknown kind counts as kept, since it may be a list or a dict. A "
+        "plain index into a value of unknown kind counts as kept, since it may be a list or a dict; a "
+        "constructor inside the index of a store (`logits[torch.arange(n), 0] = v`) is only read. A "
         "tensor handed to code the file cannot see into (a model, a function of another module) is taken "
         "as read there, as it mostly is, and flagged. A rebinding to a new value ends that value: "
         "`labels = torch.arange(n)` later replaced by `labels[inds]` (a tensor index copies) and "
@@ -80,7 +81,9 @@ class LoopInvariantTensor(Rule):
         "(`np.zeros`), which are not torch; and a constructor that runs at most once per loop, in a "
         "branch or loop body that ends in `return`, `break` or `raise`, or under a test that picks one pass "
         "by a loop key that differs on every pass and that the body leaves unchanged: the counter of "
-        "`range` or `enumerate` (`if i == 0:`), the counter of a `while` loop whose body steps it by "
+        "`range` or `enumerate` (`if i == 0:`, also taken in another order or zipped, `for t in "
+        "reversed(range(n)): if t == n - 1:`, `for i, x in zip(range(n), xs):`), the counter of a `while` "
+        "loop whose body steps it by "
         "`idx += 1` as a statement of its own, binds it nowhere else and never `continue`s (`if idx == 0:`, "
         "`if not step:`, the `else` of `if idx:`), the key of `d.items()` or `d.keys()` (`if key == 'done':`), "
         "or the target over a literal of distinct constants (both arms of `if flag:` in "
@@ -171,6 +174,13 @@ class LoopInvariantTensor(Rule):
         "            break\n    return h\n",
         "import torch\ndef warm(model, n):\n    k = 0\n    while k < n:\n        if k:\n"
         "            y = model(y)\n        else:\n            y = torch.ones(3)\n        k += 1\n    return y\n",
+        # the counter of a range or enumerate taken in another order still picks one pass
+        "import torch\ndef g(values, n, b, xs):\n    for t in reversed(range(n)):\n        if t == n - 1:\n"
+        "            last = torch.zeros(b)\n        else:\n            last = values[t + 1]\n        print(last)\n"
+        "    for i, x in reversed(list(enumerate(xs))):\n        if i == 0:\n            first = torch.ones(b)\n"
+        "            print(first, x)\n    for t in sorted(range(n)):\n        if t == n - 1:\n"
+        "            print(torch.zeros(b))\n    for x, i in zip(xs, reversed(range(n))):\n"
+        "        if i == n - 1:\n            w = torch.ones(b)\n        print(w + x)\n",
         "import torch\nfor v in volumes:\n    buf = torch.empty_like(v)\n",
         "import torch\nt = torch.zeros(3)\nfor i in range(4):\n    t += i\n",
         "import torch\nfor i in range(4):\n    n = i * 2\n    t = torch.arange(n)\n",
@@ -242,6 +252,12 @@ class LoopInvariantTensor(Rule):
         "            totals = {'loss': devices.to_device(torch.zeros(1))}\n            self._step(b, totals)\n",
     )
     invalid = (
+        Invalid(  # an index of a store reads its names: the store binds none of them
+            "import torch\ndef f(logits, n, mask, v):\n    while mask.sum() > 0:\n"
+            "        logits[torch.arange(n), 0] = v\n        logits[torch.arange(n)] += v\n"
+            "        idx = torch.arange(0, n)\n        logits[idx, n] = v\n        mask = mask - 1\n",
+            ((4, 16), (5, 16), (6, 15)),
+        ),
         Invalid(  # a counter a ``continue`` may leave unstepped, or one the body sets back
             "import torch\ndef f(model, n):\n    k = 0\n    while k < n:\n        if k == 0:\n"
             "            y = torch.ones(3)\n        if model(y):\n            continue\n        k += 1\n"

@@ -27,7 +27,10 @@ STATS = (
     "def boxes_by_name(loc) -> Dict[str, list[torch.Tensor]]:\n    return {'boxes': [torch.as_tensor(loc)]}\n\n"
     "def windows(width, sizes):\n    found = []\n    for s in sizes:\n        found.append(np.arange(s))\n"
     "    found = np.concatenate(found)\n    rates = found / width\n    return found[rates >= 0.5]\n\n"
-    "def picked(t, mask):\n    kept = torch.as_tensor(t)\n    return kept[mask]\n"
+    "def picked(t, mask):\n    kept = torch.as_tensor(t)\n    return kept[mask]\n\n"
+    "def scores(a, b, per_atom=False):\n    d = torch.abs(a - b)\n    if per_atom:\n"
+    "        return d.sum(-1), (d > 0).float()\n    total = torch.sum(d)\n    return d.mean(), total\n\n"
+    "def as_numpy(t):\n    kept = torch.as_tensor(t)\n    return kept.numpy()\n"
 )
 DIST = "import torch.distributed\n\ndef all_reduce(t, op='SUM'):\n    torch.distributed.all_reduce(t)\n"
 GEOMETRY = (
@@ -207,3 +210,13 @@ def test_a_mask_or_slice_of_another_modules_array_is_no_tensor_and_of_a_tensor_i
         "        out.append(row.tolist())\n    return out\n"
     )
     assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 10, 20)]
+
+
+def test_tensor_methods_in_a_tuple_another_module_returns_give_tensors_and_numpy_an_array(tmp_path):
+    module = (
+        "import torch\nfrom pkg.stats import scores, as_numpy\n\ndef f(cands, a, t):\n    best = 0.0\n"
+        "    arr = as_numpy(t)\n    for c in cands:\n        lddt, total = scores(a, c)\n"
+        "        if lddt > best:\n            best = lddt\n        if arr[0] > 0:\n            print(c)\n"
+        "    return best\n"
+    )
+    assert lint(tmp_path, module, "TPL103") == [("pkg/use.py", 9, 12)]

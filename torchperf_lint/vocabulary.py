@@ -151,3 +151,12 @@ GRAD_FLAG_NAME = re.compile(
     r"|(?:^|_)wrt(?:$|_)",
     re.IGNORECASE,
 )
+
+#: Tensor methods whose result is a Python value, or no tensor at all.
+NOT_TENSOR_METHODS = frozenset(
+    "item tolist numpy dim ndimension size numel nelement stride storage_offset data_ptr element_size "
+    "equal get_device untyped_storage storage type backward register_hook _nnz dense_dim sparse_dim "
+    "is_contiguous is_floating_point is_complex is_signed is_pinned is_shared is_coalesced".split()
+) | frozenset(  # methods tensors do not have: a value that has them was never a tensor
+    "items keys values get replace startswith endswith format join lower upper strip".split()
+)

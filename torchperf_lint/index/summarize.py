@@ -25,6 +25,7 @@ from torchperf_lint.vocabulary import (
     MEASURES,
     NO_GRAD,
     NON_CPU_DEVICES,
+    NOT_TENSOR_METHODS,
     PRAGMA,
     SHAPED_TYPE_LIBRARIES,
     VALIDATION_ERRORS,
@@ -525,6 +526,10 @@ class _Scanner:
             if isinstance(func, ast.Attribute) and func.attr not in _NOT_ARRAY_METHODS:
                 if self._value_kind(func.value) == "array":
                     return "array"  # ``e.sum(axis=-1)``: an array's method gives an array or a NumPy scalar
+            if isinstance(func, ast.Attribute) and self._value_kind(func.value) == "tensor":
+                # ``mask.float()``, ``d.sum()``: a tensor's method gives a tensor, unless it reads it out
+                leaves = func.attr in NOT_TENSOR_METHODS or func.attr.startswith("is_")
+                return ("array" if func.attr == "numpy" else None) if leaves else "tensor"
             callee = self.resolve(func)
             if callee is None:
                 return None

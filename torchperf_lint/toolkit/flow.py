@@ -434,7 +434,8 @@ _KEY_ITERATORS = frozenset({"keys", "items"})
 def _loop_key(loop: cst.CSTNode) -> tuple[str, str] | None:
     """The name a ``for`` loop binds to a different value on every pass, and which of its truth
     values at most one pass can have ("falsy", "both" or ""): the counter of ``range(...)`` or of
-    ``enumerate(...)`` (only ``0`` is falsy), the key of ``d.keys()`` or ``d.items()`` (keys are
+    ``enumerate(...)`` (only ``0`` is falsy), also in another order (``reversed(range(n))``) or
+    zipped (``zip(range(n), xs)``), the key of ``d.keys()`` or ``d.items()`` (keys are
     unique), or the target over a literal of distinct constants (``(False, True)``: each truth value
     once); for a ``while`` loop, its counter (see `_while_counter`), which takes each value once."""
     if isinstance(loop, cst.While):
@@ -442,7 +443,7 @@ def _loop_key(loop: cst.CSTNode) -> tuple[str, str] | None:
         return (counter, "falsy") if counter is not None else None
     if not isinstance(loop, cst.For):
         return None
-    target, iterable = loop.target, loop.iter
+    target, iterable = loop.target, _unordered(loop.iter)
     first = target.elements[0].value if isinstance(target, cst.Tuple) and target.elements else None
     if isinstance(iterable, cst.Call):
         called = dotted(iterable.func)
@@ -450,6 +451,16 @@ def _loop_key(loop: cst.CSTNode) -> tuple[str, str] | None:
             return target.value, "falsy"
         if called == "enumerate" and isinstance(first, cst.Name):
             return first.value, "falsy"
+        if called == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(iterable.args):
+            for element, arg in zip(target.elements, iterable.args, strict=True):
+                counted = _unordered(arg.value)
+                if (
+                    isinstance(element.value, cst.Name)
+                    and not arg.star
+                    and isinstance(counted, cst.Call)
+                    and dotted(counted.func) == "range"
+                ):
+                    return element.value.value, "falsy"  # ``for i, x in zip(range(n), xs):``
         method = iterable.func.attr.value if isinstance(iterable.func, cst.Attribute) else None
         if method in _KEY_ITERATORS and not iterable.args:
             if method == "keys" and isinstance(target, cst.Name):
@@ -464,6 +475,24 @@ def _loop_key(loop: cst.CSTNode) -> tuple[str, str] | None:
             return None
         return target.value, "both" if set(texts) <= {"True", "False"} else ""
     return None
+
+
+def _unordered(iterable: cst.BaseExpression) -> cst.BaseExpression:
+    """The iterable under ``reversed(...)``, ``list(...)``, ``tuple(...)`` or ``sorted(...)`` (of one
+    argument): the same items in another order or container, each still on one pass."""
+    while (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value in _REORDERING
+        and len(iterable.args) == 1
+        and not iterable.args[0].keyword
+        and not iterable.args[0].star
+    ):
+        iterable = iterable.args[0].value
+    return iterable
+
+
+_REORDERING = frozenset({"reversed", "list", "tuple", "sorted"})
 
 
 def _while_counter(loop: cst.While) -> str | None:
@@ -531,12 +560,27 @@ def bound_names(root: cst.CSTNode) -> set[str]:
         elif isinstance(node, cst.MatchMapping) and node.rest is not None:
             targets.append(node.rest)
         for target in targets:
-            names.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+            names.update(_target_names(target))
         if root is not node and isinstance(node, cst.Name) and isinstance(root, cst.Name | cst.Tuple | cst.List):
             names.add(node.value)
     if isinstance(root, cst.Name):
         names.add(root.value)
     return names
+
+
+def _target_names(target: cst.CSTNode) -> set[str]:
+    """The names an assignment target binds or changes: ``a`` and ``b`` of ``a, *b``, and the base of
+    ``out[i] = ...`` or ``self.x = ...`` (its value changes); not the names an index or a key only
+    reads (``i`` of ``out[i]``, ``n`` of ``logits[torch.arange(n), 0]``)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        return {name for element in target.elements for name in _target_names(element.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    if isinstance(target, cst.Subscript | cst.Attribute):
+        return _target_names(target.value)
+    return {n.value for n in walk(target) if isinstance(n, cst.Name)}
 
 
 def _continues_after(ancestors: Sequence[cst.CSTNode], index: int) -> bool:

@@ -25,7 +25,13 @@ from torchperf_lint.toolkit.functions import class_methods, module_functions
 from torchperf_lint.toolkit.matching import int_value, is_literal, isinstance_test, string_value
 from torchperf_lint.toolkit.scopes import dotted
 from torchperf_lint.toolkit.traversal import children, walk
-from torchperf_lint.vocabulary import ARRAY_TYPES, FRAME_TYPES, SHAPED_TYPE_LIBRARIES, TENSOR_TYPES
+from torchperf_lint.vocabulary import (
+    ARRAY_TYPES,
+    FRAME_TYPES,
+    NOT_TENSOR_METHODS,
+    SHAPED_TYPE_LIBRARIES,
+    TENSOR_TYPES,
+)
 
 TENSOR, ARRAY, FRAME = "tensor", "array", "frame"
 #: ``TENSOR``, ``ARRAY``, ``FRAME`` (a pandas DataFrame, Series or Index), None (unknown), or for
@@ -54,14 +60,6 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
     "device dtype Size finfo iinfo Generator no_grad enable_grad inference_mode set_grad_enabled autocast "
     "numel typename compile jit cuda backends equal allclose load save broadcast_shapes initial_seed seed "
     "can_cast".split()
-)
-#: Tensor methods whose result is a Python value, or no tensor at all.
-_NOT_TENSOR_METHODS = frozenset(
-    "item tolist numpy dim ndimension size numel nelement stride storage_offset data_ptr element_size "
-    "equal get_device untyped_storage storage type backward register_hook _nnz dense_dim sparse_dim "
-    "is_contiguous is_floating_point is_complex is_signed is_pinned is_shared is_coalesced".split()
-) | frozenset(  # methods tensors do not have: a value that has them was never a tensor
-    "items keys values get replace startswith endswith format join lower upper strip".split()
 )
 _NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
 #: Methods only pandas objects have: a chain through one is no tensor, whatever its receiver was.
@@ -634,7 +632,7 @@ class _Evaluator:
             return ARRAY
         receiver = self.kind(func.value)
         if receiver == TENSOR:
-            return None if method in _NOT_TENSOR_METHODS or method.startswith("is_") else TENSOR
+            return None if method in NOT_TENSOR_METHODS or method.startswith("is_") else TENSOR
         if receiver == ARRAY:
             return None if method in _NOT_ARRAY_METHODS else ARRAY
         if receiver == FRAME or method in _PANDAS_METHODS:
