@@ -397,11 +397,13 @@ def fetch(package: str, version: str, cache: Path) -> Path:
     if (root / "pyproject.toml").is_file():
         return root
     wheels = cache / "wheels"
-    wheel = next(wheels.glob(f"{package}-{version}-*.whl"), None) if wheels.is_dir() else None
+    wheel = _wheel(wheels, package, version)
     if wheel is None:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q"]
         subprocess.run([*command, "-d", str(wheels), f"{package}=={version}"], check=True)
-        wheel = next(wheels.glob(f"{package}-{version}-*.whl"))
+        wheel = _wheel(wheels, package, version)
+        if wheel is None:
+            raise SystemExit(f"realcode: pip downloaded no wheel of {package}=={version} into {wheels}")
     if root.exists():
         shutil.rmtree(root)
     with zipfile.ZipFile(wheel) as archive:
@@ -409,6 +411,15 @@ def fetch(package: str, version: str, cache: Path) -> Path:
         archive.extractall(root, members)
     (root / "pyproject.toml").write_text("[tool.torchperf-lint]\n", encoding="utf-8")
     return root
+
+
+def _wheel(wheels: Path, package: str, version: str) -> Path | None:
+    """The downloaded wheel of ``package==version``; a wheel's name keeps the project's own case
+    (``OpenNMT_py-3.5.1-...``), so names are compared case-insensitively."""
+    if not wheels.is_dir():
+        return None
+    prefix = f"{package}-{version}-".lower()
+    return next((w for w in sorted(wheels.glob("*.whl")) if w.name.lower().startswith(prefix)), None)
 
 
 def lint(tool: str, package: str, root: Path, folders: tuple[str, ...] | None = None) -> list[Finding]:
