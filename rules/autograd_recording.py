@@ -26,6 +26,7 @@ from torchperf_lint.toolkit.matching import (
     string_value,
     walk,
 )
+from torchperf_lint.toolkit.traversal import in_source_order
 from torchperf_lint.toolkit.types import bound_value
 from torchperf_lint.vocabulary import AUTOGRAD_FUNCTIONS, GRAD_FLAG_NAME, SET_GRAD_ENABLED
 
@@ -76,8 +77,10 @@ class AutogradRecording(Rule):
         "Exempt: `self.requires_grad = True` in a class that is no tensor (a hook, a module, a config), "
         "a plain attribute of that object; learnable parameters (`nn.Parameter(t, requires_grad=True)`; "
         "a factory with "
-        "`requires_grad=True` or a `.requires_grad_()` whose tensor `nn.Parameter` wraps, inline, "
-        "through a local every use of which it wraps, or through a helper of the same file every call "
+        "`requires_grad=True`, a `.requires_grad_()` or a `.requires_grad = True` whose tensor "
+        "`nn.Parameter` wraps, inline, through a local every other use of which it wraps (`w.requires_grad "
+        "= True` then `nn.Parameter(w)`; from the binding that reaches the flag to the next, so a list "
+        "the name held before does not count), or through a helper of the same file every call "
         "of which it wraps), which record nothing until a model is trained; unfreezing parameters "
         "(`p.requires_grad = True` or `p.requires_grad_()` for `p` in `model.parameters()`, "
         "`named_parameters()`, a collection named like `params`, or a project function returning "
@@ -91,7 +94,8 @@ class AutogradRecording(Rule):
         "attribute or a call, `self.get_input_embeddings().weight`, `fusion.value.bias`, also through a "
         "local bound to the layer or the tensor), or a submodule's `requires_grad_()` "
         "(`unet.get_submodule(path).requires_grad_(True)`, `m` in `model.named_modules()` or picked from it by "
-        "`next(m for m in model.modules() if ...)`, an attribute "
+        "`next(m for m in model.modules() if ...)`, a `torch.nn` module made on the spot or bound to a "
+        "name, `nn.Embedding(n, d).requires_grad_(True)`, an attribute "
         "its class binds to a `torch.nn` module or container, `self.proj.requires_grad_()` or "
         "`self.blocks[name].requires_grad_()` with `self.blocks = nn.ModuleDict()`, or a name or "
         "attribute that the same class or function calls a method only modules have on, "
@@ -117,6 +121,20 @@ class AutogradRecording(Rule):
         "training, which is what a kernel's callers do, not the kernel"
     )
     valid = (
+        # a name rebound from the list it held to the tensor that is then only wrapped
+        "import torch\nfrom torch import nn\ndef prune(self, spans):\n    w = []\n    for a, b in spans:\n"
+        "        w.append(self.proj.weight[a:b])\n    w = torch.cat(w).detach()\n    w.requires_grad = True\n"
+        "    self.proj.weight = nn.Parameter(w)\n",
+        # a torch.nn module's requires_grad_ sets its parameters' flags: made inline, bound, then stored
+        "import torch\nfrom torch import nn\nclass E(nn.Module):\n    def __init__(self, n, d):\n"
+        "        super().__init__()\n        self.emb = nn.Embedding(n, d).requires_grad_(True)\n"
+        "        proj = nn.Linear(d, d)\n        proj.requires_grad_(False)\n"
+        "        head = torch.nn.Linear(d, 1)\n        head.requires_grad_()\n"
+        "        self.proj, self.head = proj, head\n",
+        # the flag set on a local that is then only wrapped into a parameter
+        "import torch\nfrom torch import nn\ndef prune(weight, keep):\n"
+        "    new_w = torch.cat([weight[k] for k in keep]).detach()\n    new_w.requires_grad = True\n"
+        "    return nn.Parameter(new_w)\n",
         # a tensor's own factory wrapped into a parameter, not asked to record, or of a value that is no tensor
         "import torch\nfrom torch import nn\ndef f(x):\n    w = nn.Parameter(x.new_zeros(3, requires_grad=True))\n"
         "    return w, x.new_ones(2), x.new_zeros(2, requires_grad=False)\n",
@@ -227,6 +245,19 @@ class AutogradRecording(Rule):
         "        self.freq.requires_grad = True\n",
     )
     invalid = (
+        Invalid(  # after its binding, the tensor is also read by other work before it is wrapped
+            "import torch\nfrom torch import nn\ndef keep(self, spans):\n"
+            "    w = [self.proj.weight[a:b] for a, b in spans]\n    w = torch.cat(w).detach()\n"
+            "    w.requires_grad = True\n    self.scale = w.sum()\n    self.proj.weight = nn.Parameter(w)\n",
+            ((6, 5),),
+        ),
+        Invalid(  # the flagged tensor is also returned, or read by a function: not only a parameter's
+            "import torch\nfrom torch import nn\ndef f(weight):\n    w = weight.detach()\n"
+            "    w.requires_grad = True\n    return w, nn.Parameter(w)\n"
+            "def g(x):\n    t = torch.zeros(3)\n    t.requires_grad_()\n"
+            "    return torch.nn.functional.relu(t)\n",
+            ((5, 5), (9, 5)),
+        ),
         Invalid(  # a tensor's own factory: on an argument, through an attribute chain, a local
             "import torch\ndef f(graph, x):\n    strain = graph.lattice.new_zeros([3, 3], requires_grad=True)\n"
             "    b = x.new_ones(3, requires_grad=True)\n    c = x.new_tensor([1.0], requires_grad=True)\n"
@@ -491,6 +522,7 @@ class AutogradRecording(Rule):
                 and not self._passes_flag_along()
                 and not self._on_parameter(node.func.value)  # type: ignore[attr-defined]
                 and not self._becomes_parameter()
+                and not self._wrapped_later(node.func.value)  # type: ignore[attr-defined]
             ):
                 self.report(node, what=".requires_grad_()", effect="makes torch record autograd for this tensor")
 
@@ -498,12 +530,13 @@ class AutogradRecording(Rule):
         """``p.requires_grad = True`` for ``p`` in a model's parameters or under ``if isinstance(p,
         nn.Parameter):``, or ``self.w.requires_grad_()`` where the class holds an ``nn.Parameter`` in
         ``self.w``: unfreezing, not recording."""
-        if self._used_as_module(receiver) or is_layer_tensor(self.ctx, receiver):
+        if self._used_as_module(receiver) or is_layer_tensor(self.ctx, receiver) or self._makes_module(receiver):
             return True
         if isinstance(receiver, cst.Name):
             value = bound_value(self.ctx, receiver)
             return (
                 (isinstance(value, cst.Call) and self.ctx.qualname(value.func) in _PARAMETERS)
+                or self._makes_module(value)
                 or is_layer_tensor(self.ctx, value)
                 or is_parameter_loop_variable(self.ctx, receiver.value)
                 or self._tested_parameter(receiver.value)
@@ -521,6 +554,14 @@ class AutogradRecording(Rule):
             or attribute in self._module_attributes()
             or _from_module_lookup(receiver)
         )
+
+    def _makes_module(self, value: cst.BaseExpression | None) -> bool:
+        """``nn.Embedding(n, d)``: a call to a class of ``torch.nn``, a module whose ``requires_grad_``
+        sets its parameters' flags."""
+        if not isinstance(value, cst.Call):
+            return False
+        qualname = self.ctx.qualname(value.func) or ""
+        return qualname.startswith("torch.nn.") and qualname.rpartition(".")[2][:1].isupper()
 
     def _used_as_module(self, receiver: cst.BaseExpression) -> bool:
         """The same name or attribute chain (``self.generator``, ``net``) has a method only modules
@@ -647,6 +688,50 @@ class AutogradRecording(Rule):
                 return False
         return False
 
+    def _wrapped_later(self, receiver: cst.BaseExpression) -> bool:
+        """``w.requires_grad = True`` (or ``w.requires_grad_()``) on a name that the function, beyond
+        setting or reading its flag, only hands to ``nn.Parameter(w)``: a learnable parameter in the
+        making."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        function = self.ctx.enclosing_function()
+        scope = function.body if function is not None else self.ctx.module
+        return receiver.value in self._wrapped_names(scope) or self._wrapped_in_its_binding(receiver, scope)
+
+    def _wrapped_in_its_binding(self, receiver: cst.Name, scope: cst.CSTNode) -> bool:
+        """Read in source order: from the assignment that last bound the name before ``receiver`` to
+        the next one, every use of the name, beyond its flag, is the argument of ``nn.Parameter``
+        (``w = []``, ``w.append(...)``, ``w = torch.cat(w).detach()``, ``w.requires_grad = True``,
+        ``self.proj.weight = nn.Parameter(w)``: the list before is another value)."""
+        name = receiver.value
+        nodes = list(in_source_order(scope))
+        position = next((i for i, node in enumerate(nodes) if node is receiver), None)
+        if position is None:
+            return False
+
+        def binds(node: cst.CSTNode) -> bool:
+            return isinstance(node, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
+            )
+
+        start = next((i for i in range(position, -1, -1) if binds(nodes[i])), None)
+        if start is None:
+            return False
+        end = next((i for i in range(position + 1, len(nodes)) if binds(nodes[i])), len(nodes))
+        binding = {id(node) for node in walk(nodes[start])}  # its value reads what the name held before
+        wrapped: set[int] = set()
+        flags: set[int] = set()
+        uses: list[cst.Name] = []
+        for node in nodes[start:end]:
+            if isinstance(node, cst.Call) and self.ctx.qualname(node.func) in _PARAMETERS:
+                wrapped.update(id(arg.value) for arg in node.args)
+            elif isinstance(node, cst.Attribute) and node.attr.value in ("requires_grad", "requires_grad_"):
+                flags.add(id(node.value))
+            elif isinstance(node, cst.Name) and node.value == name and id(node) not in binding:
+                uses.append(node)
+        outside = [use for use in uses if id(use) not in flags]
+        return bool(outside) and all(id(use) in wrapped for use in outside)
+
     def _wrapped_names(self, scope: cst.CSTNode) -> frozenset[str]:
         """Names every use of which in ``scope`` (as a value passed, or a callee) is the argument of
         ``nn.Parameter(...)``: ``nn.Parameter(w)``, ``nn.Parameter(init(n))``."""
@@ -661,6 +746,12 @@ class AutogradRecording(Rule):
                     )
             bindings = {id(name) for node in walk(scope) for name in _bound_names(node)}
             bindings |= {id(node.attr) for node in walk(scope) if isinstance(node, cst.Attribute)}
+            # setting or reading the flag (``w.requires_grad = True``) hands the tensor to nothing
+            bindings |= {
+                id(node.value)
+                for node in walk(scope)
+                if isinstance(node, cst.Attribute) and node.attr.value in ("requires_grad", "requires_grad_")
+            }
             uses: dict[str, list[int]] = {}
             for node in walk(scope):
                 if isinstance(node, cst.Name) and id(node) not in bindings:
@@ -674,7 +765,8 @@ class AutogradRecording(Rule):
             return
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
-                if self._on_parameter(target.target.value) or self._own_attribute(target.target.value):
+                receiver = target.target.value
+                if self._on_parameter(receiver) or self._own_attribute(receiver) or self._wrapped_later(receiver):
                     continue
                 self.report(
                     node, what=".requires_grad = True", effect="makes torch record autograd for this tensor"

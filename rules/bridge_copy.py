@@ -9,7 +9,7 @@ from torchperf_lint.rule import Invalid, Rule
 from torchperf_lint.toolkit import dtypes, writes
 from torchperf_lint.toolkit.exemptions import test_files
 from torchperf_lint.toolkit.functions import binding_loop, parameters
-from torchperf_lint.toolkit.matching import is_literal, keyword, method_name, positional, source_of
+from torchperf_lint.toolkit.matching import int_value, is_literal, keyword, method_name, positional, source_of
 from torchperf_lint.toolkit.traversal import in_source_order, walk
 from torchperf_lint.toolkit.types import ARRAY, TENSOR, bound_value, kind_of
 
@@ -27,6 +27,8 @@ _FULL_REDUCTIONS = frozenset(
 _NUMBERS = frozenset({"int", "float"})
 #: Named numbers of NumPy and ``math``.
 _CONSTANTS = frozenset(f"{module}.{name}" for module in ("numpy", "math") for name in ("pi", "e", "tau", "inf"))
+#: NumPy functions that return a view with a negative stride, which no zero-copy bridge takes.
+_FLIPS = frozenset({"numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.rot90"})
 #: NumPy functions that map numbers to numbers: given Python numbers they return a NumPy scalar
 #: (constructors such as ``np.zeros(3)`` take a shape instead, and return an array).
 _ELEMENTWISE = frozenset(
@@ -93,7 +95,10 @@ class BridgeCopy(Rule):
         "value a test has just shown to be no tensor counts as unknown, whatever its annotation: `if "
         "not torch.is_tensor(v): v = torch.tensor(v)`); a copy of a value the function hands to "
         "`torch.from_numpy` or `torch.as_tensor` before it, which is the fallback for arrays the "
-        "bridge cannot take (read-only, negative strides, dtypes torch lacks); a copy made into a "
+        "bridge cannot take (read-only, negative strides, dtypes torch lacks); a view with a negative "
+        "stride (`a[::-1]`, `a[:, ::-2]`, `np.flip(a)`, `np.fliplr`, `np.flipud`, `np.rot90`, directly or "
+        "through the name bound to one), which both bridges refuse, so only a copy converts it; a copy "
+        "made into a "
         "learnable parameter (`nn.Parameter(torch.tensor(embeddings))`, directly or through the name "
         "it is bound to; not one made with `requires_grad=False`), which training writes in place "
         "and which must not write through to the "
@@ -129,6 +134,9 @@ class BridgeCopy(Rule):
         "The NumPy-side copies have no fix."
     )
     valid = (
+        # a view with a negative stride, which no zero-copy bridge takes: inline, through a name, np.flip
+        "import numpy as np\nimport torch\ndef f(index, a: np.ndarray, img: np.ndarray):\n    r = a[:, ::-1]\n"
+        "    return torch.tensor(np.array(index)[::-1]), torch.tensor(r), torch.tensor(np.flip(img, 0))\n",
         # a reduction over every element gives one NumPy scalar: directly, through a name, a method
         "import numpy as np\nimport torch\ndef f(batch_ssim, device):\n"
         "    return torch.tensor(np.mean(batch_ssim), device=device)\n",
@@ -211,6 +219,13 @@ class BridgeCopy(Rule):
         "import torch\ndef f(t):\n    return t.permute(1, 2, 0).contiguous().numpy().copy()\n",
     )
     invalid = (
+        Invalid(  # positive steps keep the strides positive: the bridge takes the view
+            "import numpy as np\nimport torch\ndef g(a: np.ndarray):\n"
+            "    return torch.tensor(a[::2]), torch.tensor(a[1:])\n",
+            ((4, 12), (4, 34)),
+            fixed="import numpy as np\nimport torch\ndef g(a: np.ndarray):\n"
+            "    return torch.as_tensor(a[::2]), torch.as_tensor(a[1:])\n",
+        ),
         Invalid(  # a reduction along an axis gives an array
             "import numpy as np\nimport torch\ndef f(scores: np.ndarray):\n"
             "    return torch.tensor(np.mean(scores, axis=0)), torch.tensor(scores.sum(1))\n",
@@ -347,7 +362,10 @@ class BridgeCopy(Rule):
         ``table[i, j]``) may be a NumPy scalar, which has no zero-copy bridge, so it does not count."""
         kind = kind_of(self.ctx, value)
         if kind == ARRAY and (
-            self._may_be_element(value) or self._of_python_numbers(value) or self._reduces_to_scalar(value)
+            self._may_be_element(value)
+            or self._of_python_numbers(value)
+            or self._reduces_to_scalar(value)
+            or self._has_negative_strides(value)
         ):
             return False
         return kind in (ARRAY, TENSOR) or dtypes.from_astype(self.ctx, value, node)
@@ -413,6 +431,21 @@ class BridgeCopy(Rule):
         return (
             method in _FULL_REDUCTIONS and not positional(value) and kind_of(self.ctx, value.func.value) == ARRAY
         )  # type: ignore[attr-defined]
+
+    def _has_negative_strides(self, value: cst.BaseExpression) -> bool:
+        """``a[::-1]``, ``a[:, ::-2]``, ``np.flip(a)``, ``np.fliplr``/``flipud``/``rot90`` (directly or
+        through the name bound to one): a view with a negative stride, which ``torch.from_numpy`` and
+        ``torch.as_tensor`` refuse, so a copy is the only bridge."""
+        if isinstance(value, cst.Name):
+            value = bound_value(self.ctx, value) or value
+        if isinstance(value, cst.Call):
+            return (self.ctx.qualname(value.func) or "") in _FLIPS
+        return isinstance(value, cst.Subscript) and any(
+            isinstance(element.slice, cst.Slice)
+            and element.slice.step is not None
+            and (int_value(element.slice.step) or 0) < 0
+            for element in value.slice
+        )
 
     def _is_number(self, node: cst.BaseExpression) -> bool:
         """A Python number, NumPy's or ``math``'s constants (``np.pi``), arithmetic on numbers

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -153,7 +154,9 @@ class DeviceRoute(Rule):
         "statement for statement (`elif mps.is_available(): return 'cpu'` then `else: return 'cpu'`); an "
         "`if` without "
         "`else` whose block only keeps house (`torch.xpu.empty_cache()`, or a memory statistic handed to a "
-        "logger), since both ways run the same work; a query bound to a name the file never reads "
+        "logger; also `gc.collect()`, names bound to memory figures and nested tests of them, and a bare "
+        "`return` when all that follows in the function, outside any loop, keeps house too), since both "
+        "ways run the same work; a query bound to a name the file never reads "
         "(`use_cuda = torch.cuda.is_available()` left behind) or the function reads only to show it "
         "(`f'cuda available: {cuda}'` in an environment report), and so is a device picked from a query "
         "that way (`device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')`, then only "
@@ -180,6 +183,14 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        # housekeeping behind figures it reads first, then a return before more housekeeping
+        "import gc\nimport torch\ndef try_gc(device=None, threshold=0.8):\n"
+        "    if device is not None and torch.cuda.is_available():\n"
+        "        d = torch.device(device) if isinstance(device, str) else device\n        if d.type == 'cuda':\n"
+        "            allocated = torch.cuda.memory_allocated(d)\n"
+        "            total = torch.cuda.get_device_properties(d).total_memory\n"
+        "            if total > 0 and allocated / total > threshold:\n                gc.collect()\n"
+        "                torch.cuda.empty_cache()\n                return\n    gc.collect()\n",
         # a device test whose block only sets which warnings are shown
         "import torch\nimport warnings\ndef f(is_rnn, x):\n    if is_rnn and torch.cuda.is_available():\n"
         "        warnings.simplefilter('ignore')\n    return x * 2\n",
@@ -339,6 +350,14 @@ class DeviceRoute(Rule):
         "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a return that skips the work after it, or the passes left of a loop
+            "import gc\nimport torch\ndef work(model, x):\n    if torch.cuda.is_available():\n"
+            "        torch.cuda.empty_cache()\n        return\n    return model(x)\n"
+            "def loop(xs):\n    for x in xs:\n"
+            "        if torch.cuda.is_available():\n            torch.cuda.empty_cache()\n            return\n"
+            "        gc.collect()\n",
+            ((4, 8), (10, 12)),
+        ),
         Invalid(  # a conditional expression with a value that is no description, or handed to a call
             "import torch\ndef f(x):\n"
             "    s = torch.cuda.get_rng_state() if torch.cuda.is_available() else x.sum()\n"
@@ -1288,22 +1307,114 @@ def _simple_statements(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
 def _guards_only_housekeeping(ctx) -> bool:
     """The visited node is in the test of an ``if`` without ``else`` whose block only keeps house on
     the device: each statement calls a member that manages or describes memory or seeds
-    (``torch.xpu.empty_cache()``), or hands what one returns to a call (a peak-memory figure for a
-    logger). Both ways through run the same work on the same device."""
-    child = ctx.ancestors[-1]
-    for node in reversed(ctx.ancestors[:-1]):
+    (``torch.xpu.empty_cache()``), hands what one returns to a call (a peak-memory figure for a
+    logger), collects garbage, binds a name to such a figure (``allocated =
+    torch.cuda.memory_allocated(d)``), or is an ``if`` without ``else`` whose block does the same; a
+    bare ``return`` in it counts when what follows the ``if`` in the function only keeps house too.
+    Both ways through run the same work on the same device."""
+    ancestors = ctx.ancestors
+    child = ancestors[-1]
+    for index in range(len(ancestors) - 2, -1, -1):
+        node = ancestors[index]
         if isinstance(node, cst.If) and child is node.test:
-            lines = node.body.body if isinstance(node.body, cst.IndentedBlock) else (node.body,)
-            statements = [s for line in lines if isinstance(line, cst.SimpleStatementLine) for s in line.body]
-            return (
-                node.orelse is None
-                and bool(statements)
-                and all(isinstance(line, cst.SimpleStatementLine) for line in lines)
-                and all(isinstance(s, cst.Expr) and _keeps_house(ctx, s.value) for s in statements)
-            )
+            returns: list[cst.Return] = []
+            if node.orelse is not None or not _keeps_house_in(ctx, node.body, returns):
+                return False
+            if _figures_read_outside(ctx, node):
+                return False
+            return not returns or _rest_keeps_house(ctx, ancestors[: index + 1])
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
             return False
         child = node
+    return False
+
+
+def _keeps_house_in(ctx, block: cst.BaseSuite, returns: list[cst.Return]) -> bool:
+    """Every statement of ``block`` keeps house (see `_guards_only_housekeeping`); the bare
+    ``return`` statements found are added to ``returns``."""
+    statements = block.body if isinstance(block, cst.IndentedBlock) else (block,)
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            if statement.orelse is not None or not _only_reads_figures(ctx, statement.test):
+                return False
+            if not _keeps_house_in(ctx, statement.body, returns):
+                return False
+        elif isinstance(statement, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            for small in statement.body:
+                if isinstance(small, cst.Return) and small.value is None:
+                    returns.append(small)
+                elif isinstance(small, cst.Expr) and (
+                    _keeps_house(ctx, small.value) or _collects_garbage(ctx, small.value)
+                ):
+                    continue
+                elif not (
+                    isinstance(small, cst.Assign)
+                    and all(isinstance(t.target, cst.Name) for t in small.targets)
+                    and _only_reads_figures(ctx, small.value)
+                    and any(isinstance(found, cst.Call) for found in walk(small.value))
+                ):
+                    return False
+        else:
+            return False
+    return bool(statements)
+
+
+def _only_reads_figures(ctx, value: cst.BaseExpression) -> bool:
+    """Every call in ``value`` describes memory or hardware, names a device (``torch.device(x)``) or
+    tests a type (``isinstance``): arithmetic and comparisons on such figures route nothing."""
+    for found in walk(value):
+        if not isinstance(found, cst.Call):
+            continue
+        qualname = ctx.qualname(found.func) if isinstance(found.func, cst.Name | cst.Attribute) else None
+        builtin = isinstance(found.func, cst.Name) and found.func.value == "isinstance" and qualname is None
+        if not (builtin or qualname == "torch.device" or _is_housekeeping_call(ctx, found)):
+            return False
+    return True
+
+
+def _figures_read_outside(ctx, branch: cst.If) -> bool:
+    """A name the block binds to a memory figure is read after the ``if``: the figure then leaves
+    the housekeeping."""
+    bound = {
+        target.target.value
+        for found in walk(branch.body)
+        if isinstance(found, cst.Assign)
+        for target in found.targets
+        if isinstance(target.target, cst.Name)
+    }
+    if not bound:
+        return False
+    scope = ctx.enclosing_function() or ctx.module
+    inside = {id(found) for found in walk(branch)}
+    return any(
+        isinstance(found, cst.Name) and found.value in bound and id(found) not in inside for found in walk(scope)
+    )
+
+
+def _collects_garbage(ctx, value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Call) and ctx.qualname(value.func) == "gc.collect"
+
+
+def _rest_keeps_house(ctx, path: Sequence[cst.CSTNode]) -> bool:
+    """What runs after the ``if`` at the end of ``path`` (its ancestors, outermost first), up to the
+    end of its function, only keeps house: a ``return`` inside it then skips nothing else. Inside a
+    loop, a ``return`` would also skip the passes left, so it does not count."""
+    for index in range(len(path) - 1, 0, -1):
+        node, parent = path[index], path[index - 1]
+        if isinstance(parent, cst.FunctionDef):
+            return True
+        if isinstance(parent, cst.For | cst.While):
+            return False
+        if isinstance(parent, cst.IndentedBlock):
+            lines = list(parent.body)
+            position = next(i for i, line in enumerate(lines) if line is node)
+            for line in lines[position + 1 :]:
+                if not isinstance(line, cst.SimpleStatementLine) or not all(
+                    isinstance(small, cst.Expr)
+                    and (_keeps_house(ctx, small.value) or _collects_garbage(ctx, small.value))
+                    for small in line.body
+                ):
+                    return False
     return False
 
 

@@ -94,7 +94,10 @@ class HostSyncInLoop(Rule):
         "or whose returns are all such values (also through its own "
         "locals, `e = np.abs(e)` ... `return e, a`, NumPy arithmetic, `1.0 / (1.0 + np.exp(-x))`, and a "
         "mask or slice of one, `return found[rates >= t]`), "
-        "a result of OpenCV (`cv2.findContours`), SciPy or scikit-learn (`scipy.optimize.fmin`), a "
+        "a result of OpenCV (`cv2.findContours`), SciPy or scikit-learn (`scipy.optimize.fmin`, or a "
+        "method of an object of their classes, `model = NearestNeighbors(r)` then "
+        "`model.radius_neighbors(x)`, except `fit` and `score`), an array's `all` or `any` along an "
+        "axis, a "
         "conditional expression whose other arm holds no tensor at all (`p.numpy() if p is not None else "
         "None`, `np.split(a, k) if a is not None else [None] * n`), held as `self.` state set from a "
         "method of the class "
@@ -146,6 +149,17 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # results of a SciPy or scikit-learn object's methods are NumPy values: bound, unpacked, inline
+        "import torch\nfrom sklearn.neighbors import NearestNeighbors\nfrom scipy.spatial import cKDTree\n"
+        "def f(coordinates, n, cutoff):\n    model = NearestNeighbors(radius=cutoff)\n    model.fit(coordinates)\n"
+        "    dists_, nbrs = model.radius_neighbors(coordinates)\n    out = []\n    for i in range(n):\n"
+        "        out.append(dists_[i].tolist() + nbrs[i].tolist())\n    for i in range(n):\n"
+        "        d, j = cKDTree(coordinates).query(coordinates[i])\n        out.append(d.tolist())\n"
+        "    return out\n",
+        # an array's all or any along an axis is an array
+        "import numpy as np\nimport torch\ndef f(xs, target):\n    clean = np.atleast_2d(np.array(target))\n"
+        "    for x in xs:\n        isnan = np.isnan(clean).all(axis=0)\n        if isnan.all():\n"
+        "            continue\n        done = np.isnan(clean).any(1)\n        if done.any():\n            break\n",
         # one pass picked by a dict's key: the key stored through is read, not bound
         "import torch\ndef f(batch, out, idx):\n    for k, v in batch.items():\n        if k == 'masks':\n"
         "            out[k] += [v[0]] if v.max() > 1.0 else [v[idx]]\n    for k in batch.keys():\n"
@@ -440,6 +454,11 @@ class HostSyncInLoop(Rule):
         "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # an object of unknown class: what its methods return is unknown too
+            "import torch\ndef g(model, xs):\n    fitted = model.fit(xs)\n"
+            "    return [fitted.predict(x).tolist() for x in xs]\n",
+            ((4, 13),),
+        ),
         Invalid(  # the first items of pairs may repeat: the same test may hold on many passes
             "import torch\ndef f(pairs, out: dict[str, list]):\n    for k, v in pairs:\n        if k == 'masks':\n"
             "            out[k] += [v[0]] if v.max() > 1.0 else [v]\n",

@@ -19,7 +19,9 @@ class SyntaxErrorRule(Rule):
     notes = (
         "The same code reports every file the linter could not check fully: unreadable or undecodable "
         "files, files with a NUL byte, nesting too deep to parse, files over `max-file-size` (not parsed "
-        "at all), and an internal error in a rule (the message names the exception; please report it). "
+        "at all), a file Python accepts that LibCST cannot parse (its tokenizer is stricter about some "
+        "mixes of tabs and spaces; the message says so and gives LibCST's reason), and an internal error "
+        "in a rule (the message names the exception; please report it). "
         "Syntax newer than `target-version` is reported at each construct, in Ruff's words, and the rest "
         "of the file is still linted."
     )

@@ -136,6 +136,21 @@ def test_a_plain_syntax_error_keeps_cpythons_message():
     assert found("def f(:\n    pass\n", (3, 11)) == [(1, 7, "SyntaxError: invalid syntax")]
 
 
+def test_a_file_python_accepts_but_libcst_cannot_parse_is_not_called_a_syntax_error():
+    """A method body indented with two tabs and four spaces in a class indented with spaces: CPython
+    reads it one level deeper, LibCST's tokenizer finds no outer block to dedent to at the end."""
+    text = "import torch\n\n\nclass M:\n    def f(self):\n        return 0\n\n    def g(self):\n\t\t    return 1\n"
+    compile(text, "m.py", "exec")  # Python accepts it
+    assert found(text, (3, 11)) == [
+        (
+            1,
+            1,
+            "LibCST cannot parse this file, though Python can (tokenizer error: no matching outer block for "
+            "dedent); no rule checked it",
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("body", "error"),
     [

@@ -179,15 +179,19 @@ def _syntax_tree(text: str, options: _Run) -> ast.Module | Rejected:
 
 def _libcst_tree(text: str, checked: ast.Module | Rejected | None) -> cst.Module | Rejected:
     """LibCST's parse, or why there is none: when CPython rejected the file too, CPython's message
-    (the familiar one), else LibCST's."""
+    (the familiar one), else LibCST's, which says that Python accepts the file."""
     if isinstance(checked, Rejected) and not _bounded(text):
         return checked
     try:
         with _parser_output_trusted():
             return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        own = Rejected(error.raw_line, error.raw_column + 1, _parser_message(error))
-        return checked if isinstance(checked, Rejected) else own
+        if isinstance(checked, Rejected):
+            return checked
+        # Python accepted the file, here or in the project index (LibCST's tokenizer is stricter
+        # about some mixes of tabs and spaces): calling it a syntax error would be false
+        message = f"LibCST cannot parse this file, though Python can ({_parser_detail(error)}); no rule checked it"
+        return Rejected(error.raw_line, error.raw_column + 1, message)
     except RecursionError:
         return Rejected(1, 1, "File is nested too deeply to parse", final=True)
 
@@ -275,10 +279,10 @@ def _first_line(error: SyntaxError) -> str:
     return f"{type(error).__name__}: {error.msg or 'invalid syntax'}"
 
 
-def _parser_message(error: cst.ParserSyntaxError) -> str:
+def _parser_detail(error: cst.ParserSyntaxError) -> str:
     """LibCST's message without its own "parser error: error at R:C:" prefix."""
     detail = re.sub(r"^(parser error: )?(error at \d+:\d+: )?", "", error.message)
-    return f"SyntaxError: {detail or 'invalid syntax'}"
+    return detail or "invalid syntax"
 
 
 def _syntax_finding(options: _Run, row: int, column: int, message: str) -> list[Diagnostic]:

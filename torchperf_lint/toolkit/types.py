@@ -62,6 +62,8 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
     "can_cast".split()
 )
 _NOT_ARRAY_METHODS = frozenset({"item", "tolist", "tobytes", "any", "all"})
+#: Tests over an array that give one NumPy bool, or an array of them when given an axis.
+_PER_AXIS_TESTS = frozenset({"any", "all"})
 #: Methods only pandas objects have: a chain through one is no tensor, whatever its receiver was.
 _PANDAS_METHODS = frozenset(
     "isna isnull notna notnull dropna fillna iterrows itertuples groupby value_counts nunique idxmax "
@@ -85,6 +87,8 @@ _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 #: Libraries whose functions take and return NumPy values, never tensors.
 _NUMPY_LIBRARIES = ("scipy.", "sklearn.")
+#: Methods of a SciPy or scikit-learn object that give the object itself, its settings or a number.
+_ESTIMATOR_OWN_METHODS = frozenset({"fit", "partial_fit", "set_params", "get_params", "score"})
 #: NumPy scalar types: calling one gives a number, not an array.
 #: OpenCV functions that return numbers, rectangles or flags rather than arrays.
 _CV2_NOT_ARRAYS = frozenset(
@@ -634,9 +638,13 @@ class _Evaluator:
         if receiver == TENSOR:
             return None if method in NOT_TENSOR_METHODS or method.startswith("is_") else TENSOR
         if receiver == ARRAY:
+            if method in _PER_AXIS_TESTS and call.args:
+                return ARRAY  # ``m.all(axis=0)``: one answer per column, an array
             return None if method in _NOT_ARRAY_METHODS else ARRAY
         if receiver == FRAME or method in _PANDAS_METHODS:
             return ARRAY if method == "to_numpy" else None if method in _NOT_FRAME_METHODS else FRAME
+        if receiver is None and method not in _ESTIMATOR_OWN_METHODS and self._library_object(func.value):
+            return ARRAY  # ``model.radius_neighbors(x)`` of ``model = NearestNeighbors(...)``: NumPy results
         if isinstance(receiver, tuple) and receiver[0] == VALUES:
             value = _mapping_method(method, receiver[1])
             default = call.args[1].value if method in ("get", "pop") and len(call.args) > 1 else None
@@ -644,6 +652,16 @@ class _Evaluator:
             # keeps the value's kind
             return value if default is None or self.kind(default) == value else None
         return None
+
+    def _library_object(self, node: cst.BaseExpression) -> bool:
+        """An instance of a class of SciPy or scikit-learn (``NearestNeighbors(radius=r)``, also
+        through the name bound to one): its methods compute on NumPy values and return them."""
+        if isinstance(node, cst.Name) and node.value not in self.local:
+            node = self.kinds.value_at(node.value, self.index) or node
+        if not isinstance(node, cst.Call):
+            return False
+        qualname = self.ctx.qualname(node.func) or ""
+        return qualname.startswith(_NUMPY_LIBRARIES) and qualname.rpartition(".")[2][:1].isupper()
 
     def _builtin(self, name: str, call: cst.Call) -> Kind:
         """``max(t)`` is a 0-d tensor, ``zip(a, b)`` pairs the items of both, ``list(t)`` holds rows."""
