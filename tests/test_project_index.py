@@ -255,6 +255,21 @@ def test_a_function_returning_an_astype_result_returns_an_array():
     assert KernelMap([summary]).returns("pkg.io.as_float") == "array"
 
 
+def test_tensor_methods_give_tensors_numpy_an_array_and_item_a_number():
+    """A long chain of a tensor's methods is read link by link, once each (a chain of 40 links)."""
+    chain = "torch.zeros(3)" + ".float()" * 40
+    source = (
+        "import torch\n\n"
+        f"def chained(x):\n    return {chain}\n\n"
+        "def pair(a, b):\n    d = torch.abs(a - b)\n    return d.sum(), (d > 0).float()\n\n"
+        "def as_array(a):\n    return torch.abs(a).numpy()\n\n"
+        "def count(a):\n    return torch.abs(a).item()\n"
+    )
+    kernel_map = KernelMap([summarize_bytes(source.encode(), "pkg.t", False)])
+    kinds = {name: kernel_map.returns(f"pkg.t.{name}") for name in ("chained", "pair", "as_array", "count")}
+    assert kinds == {"chained": "tensor", "pair": "tuple:tensor,tensor", "as_array": "array", "count": "scalar"}
+
+
 def test_a_summary_records_the_containers_and_measures_a_function_returns():
     summary = summarize_bytes(
         b"import numpy as np\nimport pandas as pd\nimport torch\nfrom typing import Dict, List, Tuple\n\n"

@@ -523,13 +523,14 @@ class _Scanner:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "astype":
                 return "array"  # NumPy's ``astype`` returns an array, whatever it is called on
-            if isinstance(func, ast.Attribute) and func.attr not in _NOT_ARRAY_METHODS:
-                if self._value_kind(func.value) == "array":
+            if isinstance(func, ast.Attribute):
+                receiver = self._value_kind(func.value)  # once: a chain of methods reads each link once
+                if receiver == "array" and func.attr not in _NOT_ARRAY_METHODS:
                     return "array"  # ``e.sum(axis=-1)``: an array's method gives an array or a NumPy scalar
-            if isinstance(func, ast.Attribute) and self._value_kind(func.value) == "tensor":
-                # ``mask.float()``, ``d.sum()``: a tensor's method gives a tensor, unless it reads it out
-                leaves = func.attr in NOT_TENSOR_METHODS or func.attr.startswith("is_")
-                return ("array" if func.attr == "numpy" else None) if leaves else "tensor"
+                if receiver == "tensor":
+                    # ``mask.float()``, ``d.sum()``: a tensor's method gives a tensor, unless it reads it out
+                    leaves = func.attr in NOT_TENSOR_METHODS or func.attr.startswith("is_")
+                    return ("array" if func.attr == "numpy" else None) if leaves else "tensor"
             callee = self.resolve(func)
             if callee is None:
                 return None
