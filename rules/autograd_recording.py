@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import libcst as cst
@@ -43,6 +44,8 @@ _ENABLE_GRAD = frozenset(name for name, (shown, _) in _ENABLING_CALLS.items() if
 _NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
 #: Learnable parameters: ``requires_grad=True`` on them (or on the tensor they wrap) is their default.
 _PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+#: Names given to a model or one of its parts (``model``, ``text_model``, ``net``, ``backbone``).
+_MODEL_NAME = re.compile(r"(?:^|_)(?:model|module|net|network|backbone)$")
 #: Names a function gives the one model parameter it is handed (``def unfreeze(param):``).
 _PARAMETER_NAMES = frozenset({"param", "parameter"})
 _TURNS_ON = "can turn autograd recording on"
@@ -99,7 +102,10 @@ class AutogradRecording(Rule):
         "its class binds to a `torch.nn` module or container, `self.proj.requires_grad_()` or "
         "`self.blocks[name].requires_grad_()` with `self.blocks = nn.ModuleDict()`, or a name or "
         "attribute that the same class or function calls a method only modules have on, "
-        "`self.generator.named_parameters()`, `net.eval()`), setting "
+        "`self.generator.named_parameters()`, `net.eval()`), or an attribute of something named for a model "
+        "(`model.requires_grad_()`, `model.encoder.embeddings.requires_grad_()`, `self.text_model.norm`, "
+        "`module.modules_to_save.default`: a name or attribute called `model`, `module`, `net`, `network`, "
+        "`backbone` or ending so), setting "
         "its parameters' flags, "
         "which is training set-up, not kernel work; passing the caller's flag along, which keeps "
         "the caller's choice: "
@@ -125,6 +131,13 @@ class AutogradRecording(Rule):
         "import torch\nfrom torch import nn\ndef prune(self, spans):\n    w = []\n    for a, b in spans:\n"
         "        w.append(self.proj.weight[a:b])\n    w = torch.cat(w).detach()\n    w.requires_grad = True\n"
         "    self.proj.weight = nn.Parameter(w)\n",
+        # parts of something named for a model are its submodules or parameters: a chain from a local,
+        # from ``self``, a flag set on one
+        "import torch\ndef build(model, module, text_model):\n    model.encoder.requires_grad_(False)\n"
+        "    text_model.requires_grad_()\n"
+        "    model.encoder.embeddings.requires_grad_()\n    module.modules_to_save.default.requires_grad_(True)\n"
+        "class T:\n    def thaw(self):\n        self.text_model.final_layer_norm.requires_grad_(True)\n"
+        "        self.backbone.pos_embed.requires_grad = True\n",
         # a torch.nn module's requires_grad_ sets its parameters' flags: made inline, bound, then stored
         "import torch\nfrom torch import nn\nclass E(nn.Module):\n    def __init__(self, n, d):\n"
         "        super().__init__()\n        self.emb = nn.Embedding(n, d).requires_grad_(True)\n"
@@ -280,6 +293,12 @@ class AutogradRecording(Rule):
             "import torch\ndef f(x):\n    fast = x.shape[0] > 3\n    out = x * 2\n    if fast:\n"
             "        out.requires_grad_()\n    return out\n",
             ((6, 9),),
+        ),
+        Invalid(  # attributes of objects not named for a model: a grid, a context, a model's output
+            "import torch\ndef f(x, ctx, model):\n    x.grid.requires_grad_()\n"
+            "    ctx.saved.requires_grad = True\n"
+            "    model(x).requires_grad_()\n",
+            ((3, 5), (4, 5), (5, 5)),
         ),
         Invalid(  # a weight kept on ``self`` or on a plain argument: a kernel's own tensor may be named so
             "import torch\nclass Warp:\n    def fit(self, ctx):\n        self.weight.requires_grad_()\n"
@@ -531,6 +550,8 @@ class AutogradRecording(Rule):
         nn.Parameter):``, or ``self.w.requires_grad_()`` where the class holds an ``nn.Parameter`` in
         ``self.w``: unfreezing, not recording."""
         if self._used_as_module(receiver) or is_layer_tensor(self.ctx, receiver) or self._makes_module(receiver):
+            return True
+        if _reached_through_a_model(receiver):
             return True
         if isinstance(receiver, cst.Name):
             value = bound_value(self.ctx, receiver)
@@ -885,6 +906,22 @@ def _named_binding(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpre
     if isinstance(func, cst.Attribute) and func.attr.value == "register_parameter" and len(args) == 2:
         return (args[0], args[1]) if _is_self(func.value) else None
     return None
+
+
+def _reached_through_a_model(receiver: cst.BaseExpression) -> bool:
+    """``model``, ``model.encoder.embeddings`` or ``self.model.head``: something named for a model
+    (``model``, ``module``, ``net``, ``backbone``, ``text_model``), or an attribute of one, is a model,
+    one of its submodules or one of its parameters, whose flags are training set-up."""
+    if isinstance(receiver, cst.Name):
+        return _MODEL_NAME.search(receiver.value) is not None
+    if not isinstance(receiver, cst.Attribute):
+        return False
+    owner = receiver.value
+    while isinstance(owner, cst.Attribute | cst.Subscript):
+        if isinstance(owner, cst.Attribute) and _MODEL_NAME.search(owner.attr.value):
+            return True
+        owner = owner.value
+    return isinstance(owner, cst.Name) and _MODEL_NAME.search(owner.value) is not None
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

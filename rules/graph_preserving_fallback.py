@@ -75,7 +75,9 @@ class GraphPreservingFallback(Rule):
         "`track_grads`; also `grad` or `gradient` declared a bool, `grad: bool = False`, where a bare `grad` "
         "is a gradient tensor), or a local folded from one, in a "
         "function that handles grad on some path (`no_grad`, `detach`, `requires_grad_`), unless it only "
-        "fills in a default (`if requires_grad is None:`); an attribute of `self` named so "
+        "fills in a default (`if requires_grad is None:`) or the parameter is declared to hold something else "
+        "than a yes or no (`no_grad: List[str]` of name patterns, an annotation without `bool`, a default of "
+        "`()` or `[]`); an attribute of `self` named so "
         "(`self.requires_grad`, `self.no_grad`) in a class that is no tensor (a module keeping its "
         "constructor's argument) counts as such a setting. "
         "One test gives "
@@ -100,7 +102,8 @@ class GraphPreservingFallback(Rule):
         "restoring the caller's flag, `t.requires_grad = False`), where the same operations run either way "
         "(turning them on, `if not x.requires_grad: x.requires_grad_()`, makes what follows record a graph "
         "and is flagged); "
-        "a branch that only warns, logs or prints, only extends text a name holds (`text = "
+        "a branch that only warns, logs or prints (also through a helper named for it: `_print_rank0(msg)`, "
+        "`rank_zero_warn(msg)`, `self.log_once(msg)`), only extends text a name holds (`text = "
         "text[:-1] + ', requires_grad=True)'` in a repr; binding a fresh literal such as `mode = 'graph'` "
         "may pick a route later and is flagged), or only "
         "records names (`out.add(f'pos_embed_{i}')` when building a no-weight-decay set, `found.append(name)` "
@@ -114,18 +117,22 @@ class GraphPreservingFallback(Rule):
         "`x.detach() if x.requires_grad else x`, or arms equal but for a `.detach()`: "
         "`t.detach().cpu().numpy() if t.requires_grad else t.cpu().numpy()`, and the same two ways as "
         "statements: an `if`/`else` assigning one target, or an `if` that returns followed by the other "
-        "`return`), which normalises it; "
+        "`return`; element by element for a tuple or list, `(a, b)` against `(a.detach(), b.detach())`), "
+        "which normalises it; "
         "reads inside a custom `torch.autograd.Function`'s `backward`, `jvp` or `vjp`, or a function "
         "nested there (a hook the backward pass runs), which skip gradients nobody needs in the "
         "backward pass itself; and `p.requires_grad` on learnable parameters being iterated "
         "(`model.parameters()`, `named_parameters()`, a collection named like `params`, a project "
         "function returning one, or a local bound to one of these) or picked from such a collection "
-        "(`p = params.get(name)`, `params[name]`, `next(m.parameters())` in the test itself, and a helper "
+        "(`p = params.get(name)`, also kept only when its owner exists, `W = None if base is None else "
+        "base._parameters.get('weight')`, `params[name]`, `next(m.parameters())` in the test itself, and a helper "
         "returning `next(m.parameters()).requires_grad` "
         "or the flag of `ps[0]` after `ps = list(m.parameters())`, which says whether a model trains), "
         "or kept on an object under a name for one (`module._flat_param`, `self._centers._params`, also "
         "through a local bound to it), or the `weight` or `bias` of a layer reached through an attribute or "
-        "a call (`fusion.value.weight`, `self.get_input_embeddings().weight`, also through a local) or "
+        "a call (`fusion.value.weight`, `self.get_input_embeddings().weight`, also through a local), read by "
+        "name (`getattr(layer, 'bias', None)`), of a name an `isinstance(m, nn.Embedding)` test shows to be a "
+        "layer (the test of an `if` around the read, or a part of its own `and` chain), or "
         "of each layer of a model (`m.weight` for `m` in `model.modules()`, `named_modules()`, "
         "`children()`), "
         "which is freezing and optimizer bookkeeping. A flag passed on only as "
@@ -332,8 +339,60 @@ class GraphPreservingFallback(Rule):
         "        if m.value.weight.requires_grad:\n            loss = loss + (m.value.weight - 1).sum()\n"
         "    if model.get_input_embeddings().weight.requires_grad:\n        loss = loss * 2\n"
         "    w = model.head.bias\n    if w.requires_grad:\n        loss = loss + w.sum()\n    return loss\n",
+        # a layer's weight or bias read by name, directly, through a local, folded into a flag
+        "import torch\ndef pairs(layers, out):\n    for a, b in zip(layers, layers[1:]):\n"
+        "        if getattr(a, 'weight').requires_grad:\n            out.append(a)\n"
+        "        bias = getattr(a, 'bias', None)\n        if bias is not None and bias.requires_grad:\n"
+        "            out.append(b)\n        found = b.training and bias.requires_grad\n        if found:\n"
+        "            out.append((a, b))\n",
+        # a layer by an isinstance test around the read: nested, in the same test, through a local
+        "import torch\nfrom torch import nn\ndef init(module):\n    if isinstance(module, nn.Embedding):\n"
+        "        if module.weight.requires_grad:\n            module.weight.data.normal_()\n"
+        "    if isinstance(module, (nn.Linear, nn.Conv2d)) and module.bias.requires_grad:\n"
+        "        module.bias.data.zero_()\n    if isinstance(module, nn.LayerNorm):\n        w = module.weight\n"
+        "        if w.requires_grad:\n            w.data.fill_(1.0)\n",
+        # a parameter picked from a module's own table, when the module is there
+        "import torch\ndef fused_ok(proj, params, name):\n    base = proj._modules.get('base_layer')\n"
+        "    W = None if base is None else base._parameters.get('weight')\n"
+        "    if W is not None and W.requires_grad:\n"
+        "        return False\n    B = base._parameters.get('bias') if base is not None else None\n"
+        "    if B is not None and B.requires_grad:\n        return False\n"
+        "    p = params.get(name) if params else None\n    return not (p is not None and p.requires_grad)\n",
+        # a branch that only reports through a helper named for it: the project's, an imported one, a method
+        "import torch\nfrom .dist import rank_zero_warn\ndef _print_rank0(message):\n    print(message)\n"
+        "class Wrap:\n    def setup(self, ignored):\n        kept = [p for p in ignored if p.requires_grad]\n"
+        "        if kept:\n            n = len(kept)\n            _print_rank0(f'{n} trainable kept')\n"
+        "        if any(p.requires_grad for p in ignored):\n            rank_zero_warn('some train')\n"
+        "        if kept[0].requires_grad:\n            self.log_once('first trains')\n",
+        # arms equal but for a ``.detach()`` of each element: a tuple, a list, returned
+        "import torch\ndef fake(a, b, requires_grad: bool):\n    if requires_grad:\n        data = (a, b)\n"
+        "    else:\n        data = (a.detach(), b.detach())\n    return data\n"
+        "def fake_list(a, b, requires_grad: bool):\n    if requires_grad:\n        out = [a, b * 2]\n"
+        "    else:\n        out = [a.detach(), b * 2]\n    return out\n"
+        "def pair(a, b, requires_grad: bool):\n    if not requires_grad:\n        return a.detach(), b.detach()\n"
+        "    return a, b\n",
+        # a parameter named for autograd that holds something else: patterns of names to freeze
+        "import torch\nfrom typing import List, Sequence\ndef freeze(model, no_grad: List[str] = None):\n"
+        "    if no_grad:\n        model = model.detach()\n    return model\n"
+        "def freeze_some(model, requires_grad: Sequence[str]):\n    if requires_grad:\n"
+        "        model = model.detach()\n    return model\n"
+        "def freeze_all(model, no_grad=()):\n    if no_grad:\n        model = model.detach()\n    return model\n",
     )
     invalid = (
+        Invalid(  # a flag declared a bool, also in text; a helper's name that computes (``log_softmax``)
+            "import torch\ndef f(x, requires_grad: 'bool'):\n    if requires_grad:\n        return slow(x)\n"
+            "    return x.detach()\ndef g(x, no_grad: Optional[bool] = None):\n    if no_grad:\n"
+            "        return x.detach()\n    return slow(x)\ndef h(x):\n    if x.requires_grad:\n"
+            "        log_softmax(x)\n    return x\n",
+            ((3, 8), (7, 8), (11, 8)),
+        ),
+        Invalid(  # a weight of a plain name with no isinstance test of a layer; arms that differ otherwise
+            "import torch\nfrom torch import nn\ndef f(module, x):\n    if isinstance(x, nn.Linear):\n"
+            "        pass\n    if module.weight.requires_grad:\n        x = slow(x)\n    return x\n"
+            "def g(a, b, requires_grad: bool):\n    if requires_grad:\n        data = (a, b)\n    else:\n"
+            "        data = (a.detach(), b.sum())\n    return data\n",
+            ((6, 8), (10, 8)),
+        ),
         Invalid(  # a value dropped in the forward that the output is then computed from
             "import torch\nclass Op(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, X, Y):\n"
             "        if not Y.requires_grad:\n            X = None\n        ctx.save_for_backward(X)\n"
@@ -802,7 +861,7 @@ def _picked_from_parameters(ctx, value: cst.BaseExpression) -> bool:
     """``params[name]`` or ``params.get(name)`` of a collection of parameters, directly or through
     the name it was bound to."""
     if isinstance(value, cst.Name):
-        value = bound_value(ctx, value)
+        value = _unless_none(bound_value(ctx, value))
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get":
         collection = value.func.value
     elif isinstance(value, cst.Subscript):
@@ -813,6 +872,16 @@ def _picked_from_parameters(ctx, value: cst.BaseExpression) -> bool:
     # that merely reads some ``params`` argument is not one
     calls = any(isinstance(node, cst.Call) for node in walk(collection))
     return not calls and is_parameter_collection(ctx, collection)
+
+
+def _unless_none(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``None if base is None else base._parameters.get("weight")``: the value when there is one."""
+    if isinstance(value, cst.IfExp):
+        if is_literal(value.body, "None"):
+            return value.orelse
+        if is_literal(value.orelse, "None"):
+            return value.body
+    return value
 
 
 def _of_parameter(ctx, read: cst.Attribute, within: cst.BaseExpression) -> bool:
@@ -845,14 +914,29 @@ def _is_grad_flag(ctx, param: cst.Param) -> bool:
     or ``gradient(s)`` and declared a bool (``grad: bool = False``, or a ``True``/``False`` default):
     a caller's choice between recording and not, where a bare ``grad`` is usually a gradient tensor."""
     name = param.name.value
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    default = param.default
+    if _declared_no_flag(annotation, default):
+        return False  # ``no_grad: List[str] = None``: patterns of parameters to freeze, not a switch
     if GRAD_FLAG_NAME.search(name):
         return True
     if name.lower() not in ("grad", "grads", "gradient", "gradients"):
         return False
-    annotation = param.annotation.annotation if param.annotation is not None else None
     boolean = isinstance(annotation, cst.Name) and annotation.value == "bool"
-    default = param.default
     return boolean or (default is not None and (is_literal(default, "True") or is_literal(default, "False")))
+
+
+def _declared_no_flag(annotation: cst.BaseExpression | None, default: cst.BaseExpression | None) -> bool:
+    """An annotation that does not mention ``bool`` (``List[str]``, ``Sequence[str]``), or a default
+    that is a collection or text (``()``, ``[]``, ``"all"``): the parameter holds something else than
+    a yes-or-no wish for gradients."""
+    if annotation is not None:
+        return not any(
+            (isinstance(n, cst.Name) and n.value == "bool")
+            or (isinstance(n, cst.SimpleString) and "bool" in n.value)
+            for n in walk(annotation)
+        )
+    return isinstance(default, cst.List | cst.Tuple | cst.Set | cst.Dict | cst.SimpleString | cst.FormattedString)
 
 
 def _binds(target: cst.BaseExpression, name: str) -> bool:

@@ -22,7 +22,7 @@ import libcst as cst
 
 from torchperf_lint.context import FileContext
 from torchperf_lint.toolkit.functions import binding_loop, class_methods
-from torchperf_lint.toolkit.matching import is_literal, walk
+from torchperf_lint.toolkit.matching import conjuncts, is_literal, walk
 from torchperf_lint.toolkit.types import bound_value
 from torchperf_lint.vocabulary import AUTOGRAD_FUNCTIONS
 
@@ -49,6 +49,10 @@ _REPORTING_CALLS = frozenset(
         "critical",
     }
 )
+#: A helper named for reporting: a word of its snake-case name is one of these (``print_rank_0``).
+_REPORTING_HELPER = re.compile(r"(?:^|_)(?:print|warn|warning|log|info|debug)(?:_|$)")
+#: Tensor and distribution functions whose names start with the word ``log``: they compute.
+_MATH = re.compile(r"_*log(?:$|_softmax|_sigmoid|_normal|_prob|_det|_abs_det|_cumsum|_ndtr|_gamma|_beta)")
 _COLLECTING_METHODS = frozenset({"add", "append"})
 #: Words in the name of a function a hook lambda calls when it only watches the gradient.
 _OBSERVING_WORDS = ("warn", "check", "log", "print", "record", "report")
@@ -98,18 +102,59 @@ def is_parameter_loop_variable(ctx: FileContext, name: str) -> bool:
 
 
 def is_layer_tensor(ctx: FileContext, expression: cst.BaseExpression | None) -> bool:
-    """``fusion.value.weight``, ``self.get_input_embeddings().bias``, or ``emb.weight`` where ``emb``
-    is bound to either: the weight or bias of a layer reached through an attribute or a call, one
-    of its learnable parameters. ``self.weight`` or ``w.weight`` of a plain name is not taken: a
-    kernel may keep a tensor of its own under that name."""
+    """``fusion.value.weight``, ``self.get_input_embeddings().bias``, ``getattr(layer, "bias", None)``,
+    or ``emb.weight`` where ``emb`` is bound to one of these or is a ``torch.nn`` layer by an
+    ``isinstance`` test around it: the weight or bias of a layer, one of its learnable parameters.
+    ``self.weight`` or ``w.weight`` of a plain name is not taken: a kernel may keep a tensor of its
+    own under that name."""
+    if _gets_layer_tensor(expression):
+        return True
     if not (isinstance(expression, cst.Attribute) and expression.attr.value in _LAYER_TENSORS):
         return False
     owner: cst.BaseExpression | None = expression.value
     if isinstance(owner, cst.Name):
-        if _iterates_submodules(ctx, owner.value):
+        if _iterates_submodules(ctx, owner.value) or _checked_layer(ctx, owner.value):
             return True
         owner = bound_value(ctx, owner)
     return isinstance(owner, cst.Attribute | cst.Call)
+
+
+def _gets_layer_tensor(expression: cst.BaseExpression | None) -> bool:
+    """``getattr(layer, "bias", None)``: the builtin reading a layer's weight or bias by its name."""
+    return (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Name)
+        and expression.func.value == "getattr"
+        and len(expression.args) >= 2
+        and isinstance(expression.args[1].value, cst.SimpleString)
+        and expression.args[1].value.evaluated_value in _LAYER_TENSORS
+    )
+
+
+def _checked_layer(ctx: FileContext, name: str) -> bool:
+    """An ``isinstance(name, nn.Embedding)`` test (any class of ``torch.nn``) guards the visited node:
+    the test of an ``if`` around it, or one part of the ``and`` chain that is the test being visited.
+    ``name`` is then a layer, as in a weight initialiser handed each submodule in turn."""
+    ancestors = ctx.ancestors
+    for index, node in enumerate(ancestors):
+        tests: list[cst.BaseExpression] = []
+        if isinstance(node, cst.If) and index + 1 < len(ancestors) and ancestors[index + 1] is node.body:
+            tests.append(node.test)
+        elif node is ancestors[-1] and isinstance(node, cst.If | cst.While | cst.IfExp):
+            tests.append(node.test)
+        if any(_is_layer_check(ctx, part, name) for test in tests for part in conjuncts(test)):
+            return True
+    return False
+
+
+def _is_layer_check(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "isinstance"):
+        return False
+    if len(node.args) != 2 or not (isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name):
+        return False
+    classes = node.args[1].value
+    options = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+    return any((ctx.qualname(option) or "").startswith("torch.nn.") for option in options)
 
 
 #: Methods of ``nn.Module`` that yield its layers (``named_*`` as ``(name, layer)`` pairs).
@@ -275,7 +320,15 @@ def is_detached_form(node: cst.IfExp) -> bool:
 
 
 def _same_but_detach(one: cst.BaseExpression, other: cst.BaseExpression) -> bool:
-    """Whether the two expressions are the same but for a ``.detach()`` (or ``.data``) in one."""
+    """Whether the two expressions are the same but for a ``.detach()`` (or ``.data``) in one; for
+    two tuples or lists of the same length, element by element (``(a, b)`` and ``(a.detach(),
+    b.detach())``), with at least one element differing so."""
+    if type(one) is type(other) and isinstance(one, cst.Tuple | cst.List):
+        if len(one.elements) != len(other.elements):  # type: ignore[attr-defined]
+            return False
+        pairs = list(zip(one.elements, other.elements, strict=True))  # type: ignore[attr-defined]
+        differing = [(a.value, b.value) for a, b in pairs if not a.value.deep_equals(b.value)]
+        return bool(differing) and all(_same_but_detach(a, b) for a, b in differing)
     for arm, rest in ((one, other), (other, one)):
         source = _detached_copy_of(arm)
         if source is not None and rest.deep_equals(source):
@@ -655,12 +708,16 @@ def only_reports(body: cst.BaseSuite) -> bool:
 
 def is_report(value: cst.BaseExpression) -> bool:
     """A call of a warning, logging or printing function (or one that sets which warnings are shown,
-    ``warnings.simplefilter("ignore")``): it tells someone something, or decides what they are told."""
+    ``warnings.simplefilter("ignore")``), also a project helper named for one (``_print_rank0``,
+    ``rank_zero_warn``, ``log_once``): it tells someone something, or decides what they are told.
+    A name ending in ``_`` (``x.log_()``) is an in-place tensor method, not a report."""
     if not isinstance(value, cst.Call):
         return False
     func = value.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return name in _REPORTING_CALLS
+    return name in _REPORTING_CALLS or (
+        not name.endswith("_") and _REPORTING_HELPER.search(name) is not None and not _MATH.match(name)
+    )
 
 
 def _small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
