@@ -50,6 +50,10 @@ _INTROSPECTION = frozenset(
     manual_seed manual_seed_all seed seed_all initial_seed
     get_rng_state get_rng_state_all set_rng_state set_rng_state_all""".split()
 )
+#: Members that describe the hardware itself: compared with a value, they decide what to build or run.
+_HARDWARE_TRAITS = frozenset(
+    {"get_device_capability", "get_device_properties", "get_device_name", "get_arch_list"}
+)
 #: Queries that start nothing: shown to a reader, they describe the machine. (``current_device()``
 #: initialises CUDA, after which code that asks ``is_initialized()`` takes the device route.)
 _SHOWN_QUERIES = frozenset({"device_count", "is_available", "is_initialized", "is_built"})
@@ -114,7 +118,14 @@ class DeviceRoute(Rule):
         "`torch.backends.cuda`/`mps`. One condition gives one finding: `x.is_cuda or x.is_mps` and "
         "`a.is_cuda != b.is_cuda` are each reported once, and so is "
         "`'cuda' if torch.cuda.is_available() else 'cpu'` wherever it goes (bound to a name, in "
-        "`torch.device(...)`, `device=`, `.to(...)` or a default): the finding is its test's. Where the "
+        "`torch.device(...)`, `device=`, `.to(...)` or a default): the finding is its test's, and a device "
+        "named in an arm of a conditional expression whose test is reported is part of that finding "
+        "(`torch.device('cuda') if torch.cuda.is_available() else torch.device('cpu')`), while a move or a "
+        "backend call in an arm is work of its own (`x.cuda() if torch.cuda.is_available() else x` gives "
+        "two). A module-level alias is the name it spells (`Device: TypeAlias "
+        "= torch.device` then `Device('cuda')`). A hardware description compared with a value decides "
+        "something and is reported wherever the comparison is (`all(torch.cuda.get_device_capability(i)[0] "
+        ">= 8 for i in ...)`, `'A100' in torch.cuda.get_device_name()`). Where the "
         "line is: a finding says something "
         "true about a route, so a device mentioned without choosing or moving work is left alone: memory "
         "housekeeping and hardware "
@@ -143,22 +154,32 @@ class DeviceRoute(Rule):
         "that open a function which then only warns or raises (`if not torch.cuda.is_available(): return` "
         "before `warnings.warn(...)`: every way through it reports or does nothing); an `if` whose block, "
         "and `else` if any, only fills in a description of the machine, returning or storing prose, "
-        "`None` or a hardware description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`, "
+        "`None` or a hardware description (`if torch.cuda.is_available(): return torch.cuda.get_device_name(0)`; "
+        "a `return` counts only when all that follows it in the function describes too, so `if "
+        "q.device.type != 'cuda': return None` before a fused kernel is a route; "
         "`info[k] = 'No CUDA'`, the CUDA generator's state for a checkpoint else `None`, also as a "
         "conditional expression that is bound or returned, `s = torch.mps.get_rng_state() if "
         "torch.backends.mps.is_available() else None`; prose added to a "
         "message, `msg += f'GPU {i}: {torch.cuda.get_device_name(i)}'`, `msg = msg + ' (GPU)'`, "
-        "`fmt.append('max mem: {mem:.0f}')`); a loop over the devices whose body only files each one's "
+        "`fmt.append('max mem: {mem:.0f}')`, also adjacent f-strings, `s = (f'{s} | ' f'CUDA: "
+        "{torch.version.cuda}')`); a loop over the devices whose body only files each one's "
         "description (`for k in range(torch.cuda.device_count()): names[k] = torch.cuda.get_device_name(k)`); "
         "an `if` or `elif` whose block does what its `else` does, "
         "statement for statement (`elif mps.is_available(): return 'cpu'` then `else: return 'cpu'`); an "
         "`if` without "
         "`else` whose block only keeps house (`torch.xpu.empty_cache()`, or a memory statistic handed to a "
-        "logger; also `gc.collect()`, names bound to memory figures and nested tests of them, and a bare "
+        "logger; also `gc.collect()`, names bound to memory figures, such figures filed into a dict of "
+        "statistics, `stats.update({'gpu_mem': mem})` or `stats['gpu_mem'] = mem`, nested tests of them, and "
+        "a bare "
         "`return` when all that follows in the function, outside any loop, keeps house too), since both "
         "ways run the same work; a query bound to a name the file never reads "
         "(`use_cuda = torch.cuda.is_available()` left behind) or the function reads only to show it "
-        "(`f'cuda available: {cuda}'` in an environment report), and so is a device picked from a query "
+        "(`f'cuda available: {cuda}'` in an environment report, also through text built from it and only "
+        "shown, `gpus = ','.join(str(g) for g in range(count))` then `print(gpus)`); a query that is the "
+        "default of a parameter the function reads only to decide whether the device's generators are "
+        "seeded or their state kept (`def set_seed(seed, cuda=torch.cuda.is_available()): if cuda: "
+        "torch.cuda.manual_seed_all(seed)`, `torch.cuda.get_rng_state_all() if cuda else None`, or handed "
+        "to a function of the same file that does only that); and so is a device picked from a query "
         "that way (`device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')`, then only "
         "`print(f'Device: {device}')`); an arm "
         "that only reads which device it is (`'cpu' if device.type == 'cpu' else device.index`, a key); "
@@ -183,6 +204,34 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        # a flag defaulting to a query that only decides seeding or keeping the generators' state:
+        # tested, as a conditional expression, handed to a function of the file that does so
+        "import random\nimport torch\ndef get_state(cuda=torch.cuda.is_available()):\n"
+        "    return random.getstate(), torch.cuda.get_rng_state_all() if cuda else None\n"
+        "def set_seed(seed, cuda=torch.cuda.is_available()):\n    torch.manual_seed(seed)\n    if cuda:\n"
+        "        torch.cuda.manual_seed_all(seed)\n"
+        "def fork(seed=None, cuda=torch.cuda.is_available()):\n    state = get_state(cuda)\n"
+        "    set_seed(seed, cuda=cuda)\n    return state\n",
+        # memory figures filed into a dict of statistics: by update, by a keyword, by subscript
+        "import torch\ndef memory_stats(process, device):\n    stats = {'rss': rss()}\n"
+        "    if device.type != 'cpu':\n        mem = torch.cuda.memory_allocated(device) / 1e6\n"
+        "        cache = torch.cuda.memory_reserved(device) / 1e6\n"
+        "        stats.update({f'gpu_mem_{process}': mem, 'gpu_cache': cache})\n"
+        "        stats.update(peak=torch.cuda.max_memory_allocated(device))\n"
+        "        stats['total'] = mem + cache\n    return stats\n",
+        # a query turned into text that is only shown: joined, in an f-string, through str
+        "import torch\ndef main():\n    count = torch.cuda.device_count()\n"
+        "    gpus = ','.join(str(g) for g in range(count))\n    print(gpus)\n"
+        "def report(log):\n    n = torch.cuda.device_count()\n    line = f'{n} devices'\n    log.info(line)\n"
+        "def show():\n    ok = torch.cuda.is_available()\n    text = str(ok)\n    print(text)\n",
+        # prose spread over adjacent f-strings; a return of a description bound just before
+        "import torch\ndef versions():\n    s = 'PyTorch'\n    if torch.cuda.is_available():\n"
+        "        s = (\n            f'{s} | '\n            f'CUDA: {torch.version.cuda} | '\n        )\n"
+        "    return s\n"
+        "def gpu_name(i):\n    if not torch.cuda.is_available():\n        return 'No CUDA'\n"
+        "    name = torch.cuda.get_device_name(i)\n    return name\n"
+        "def gpu_name0():\n    if not torch.cuda.is_available():\n        return None\n"
+        "    return torch.cuda.get_device_name(0)\n",
         # housekeeping behind figures it reads first, then a return before more housekeeping
         "import gc\nimport torch\ndef try_gc(device=None, threshold=0.8):\n"
         "    if device is not None and torch.cuda.is_available():\n"
@@ -350,6 +399,36 @@ class DeviceRoute(Rule):
         "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a device named in an arm is the test's finding; a move or a backend call is its own
+            "import torch\nclass C:\n    def __init__(self, flag, x):\n"
+            "        self.device = torch.device('cuda') if torch.cuda.is_available() else torch.device('cpu')\n"
+            "        self.d3 = torch.device('cuda') if flag else torch.device('cpu')\n"
+            "        self.kw = dict(device='mps') if torch.backends.mps.is_available() else {}\n"
+            "def f(x):\n    return x.cuda() if torch.cuda.is_available() else x\n"
+            "def g(x):\n    return x.to('mps') if x.is_mps else x\n",
+            ((4, 47), (5, 19), (6, 41), (8, 12), (8, 24), (10, 17), (10, 27)),
+        ),
+        Invalid(  # a module-level alias of torch.device or of a device module
+            "import torch\nfrom typing import TypeAlias\nDevice: TypeAlias = torch.device\nDev = torch.device\n"
+            "_cuda = torch.cuda\ndef f():\n    a = Device('cuda', index=0)\n    b = Dev('mps')\n"
+            "    _cuda.synchronize()\n    return a, b\n",
+            ((7, 9), (8, 9), (9, 5)),
+        ),
+        Invalid(  # a hardware description compared with a value: returned, bound, through a local
+            "import torch\ndef bf16_ok(n):\n"
+            "    return n > 0 and all(torch.cuda.get_device_capability(i)[0] >= 8 for i in range(n))\n"
+            "def flash():\n    use_flash = 'A100' in torch.cuda.get_device_name()\n    return use_flash\n"
+            "def arch():\n    major, minor = torch.cuda.get_device_capability()\n"
+            "    return torch.cuda.get_device_properties(0).major >= major\n",
+            ((3, 26), (5, 27), (9, 12)),
+        ),
+        Invalid(  # a return that skips a device's kernel; a flag default that picks a route
+            "import torch\ndef decode(q, k):\n    if q.device.type != 'cuda' or q.dim() != 4:\n"
+            "        return None\n"
+            "    return fused(q, k)\ndef run(x, cuda=torch.cuda.is_available()):\n    if cuda:\n"
+            "        x = x.cuda()\n    return x\n",
+            ((3, 8), (6, 17), (8, 13)),
+        ),
         Invalid(  # a return that skips the work after it, or the passes left of a loop
             "import gc\nimport torch\ndef work(model, x):\n    if torch.cuda.is_available():\n"
             "        torch.cuda.empty_cache()\n        return\n    return model(x)\n"
@@ -663,6 +742,8 @@ class DeviceRoute(Rule):
         #: Findings on a conditional expression that names a device in an arm, kept until its test
         #: is read: the finding, by the id of the conditional expression.
         self._deferred: dict[int, tuple[cst.CSTNode, str, str, PendingFix | None]] = {}
+        #: Findings in an arm of a conditional expression, kept until the test has been read.
+        self._arm_findings: dict[int, list[tuple[cst.CSTNode, str, str, PendingFix | None]]] = {}
 
     def _report(self, node: cst.CSTNode, what: str, effect: str, fix: PendingFix | None = None) -> None:
         """Report ``node`` unless another device test of the same condition was reported, or the
@@ -684,6 +765,13 @@ class DeviceRoute(Rule):
             if id(condition) in self._conditions:
                 return
             self._conditions.add(id(condition))
+        choice = _choice_around_arm(self.ctx.ancestors) if effect == _NAMES else None
+        if choice is not None:  # ``torch.device("cuda") if torch.cuda.is_available() else ...``: the
+            # arm is read before the test, and the choice's finding is its test's when that is reported;
+            # a move or a backend call in an arm (``x.cuda() if ... else x``) is work of its own
+            if id(choice) not in self._conditions:
+                self._arm_findings.setdefault(id(choice), []).append((node, what, effect, fix))
+            return
         self.report(node, fix=fix, what=what, effect=effect)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -780,6 +868,9 @@ class DeviceRoute(Rule):
             self._report(node, what, effect, fix)
 
     def leave_IfExp(self, node: cst.IfExp) -> None:
+        for found, what, effect, fix in self._arm_findings.pop(id(node), []):
+            if id(node) not in self._conditions:
+                self.report(found, fix=fix, what=what, effect=effect)
         pending = self._deferred.pop(id(node), None)
         if pending is not None and id(node) not in self._conditions and not _bound_unread(self.ctx):
             self._report(*pending)  # a choice only shown (``device = "cuda" if ... else "cpu"``) routes nothing
@@ -842,7 +933,7 @@ class DeviceRoute(Rule):
             return
         if is_torch_name(qualname, *_DEVICE_MODULES):
             member = (qualname or "").rpartition(".")[2]
-            if _starts_nothing(ctx, member):
+            if _starts_nothing(ctx, member) or _names_an_alias(ctx.ancestors):
                 return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
         elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.reaches_torch:
@@ -862,6 +953,20 @@ class DeviceRoute(Rule):
             self._report(node, qualname or "", _USES)
 
 
+def _names_an_alias(ancestors: list[cst.CSTNode]) -> bool:
+    """The visited name is the whole value of a module-level alias (``_cuda = torch.cuda``): another
+    spelling of the module, whose uses are reported where they are made."""
+    if len(ancestors) < 4:
+        return False
+    binding, line, module = ancestors[-2], ancestors[-3], ancestors[-4]
+    return (
+        isinstance(binding, cst.Assign | cst.AnnAssign)
+        and binding.value is ancestors[-1]
+        and isinstance(line, cst.SimpleStatementLine)
+        and isinstance(module, cst.Module)
+    )
+
+
 def _starts_nothing(ctx, member: str) -> bool:
     """The visited device-module member is introspection, or a query read only to be shown, outside a
     test that picks what runs; or a query whose value, or the device picked from it, is bound to a
@@ -870,7 +975,22 @@ def _starts_nothing(ctx, member: str) -> bool:
     if member in _SHOWN_QUERIES and _bound_unread(ctx):
         return True
     shown = member in _INTROSPECTION or (member in _SHOWN_QUERIES and _only_shown(ctx.ancestors))
+    if member in _HARDWARE_TRAITS and _compared(ctx.ancestors):
+        return False  # ``capability[0] >= 8`` decides something, as a test would
     return shown and not _in_test(ctx.ancestors)
+
+
+def _compared(ancestors: list[cst.CSTNode]) -> bool:
+    """The visited node is an operand of a comparison in its statement, outside text shown to
+    someone (``ok = torch.cuda.get_device_capability()[0] >= 8``)."""
+    if _only_shown(ancestors):
+        return False
+    for node in reversed(ancestors[:-1]):
+        if isinstance(node, cst.Comparison):
+            return True
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement | cst.Lambda):
+            return False
+    return False
 
 
 def _is_device_name(name: str) -> bool:
@@ -1093,6 +1213,13 @@ def _bound_unread(ctx) -> bool:
                 return True
             function = ctx.enclosing_function()
             return function is not None and all(_only_shown_in(function, name) for name in names)
+        if isinstance(node, cst.Param):
+            owner = ancestors[index - 2] if index >= 2 else None
+            return (
+                node.default is ancestors[index + 1]
+                and isinstance(owner, cst.FunctionDef)
+                and _flag_only_keeps_house(ctx, owner, node.name.value)
+            )
         if isinstance(node, cst.Arg) and not _makes_device(ancestors[index - 1]):
             return False  # an argument of work done on the device (``torch.ones(2, device="mps")``)
         if not isinstance(node, cst.Call | cst.Attribute | cst.Name | cst.Arg | cst.IfExp):
@@ -1100,14 +1227,82 @@ def _bound_unread(ctx) -> bool:
     return False
 
 
+def _flag_only_keeps_house(ctx, function: cst.FunctionDef, name: str, depth: int = 2) -> bool:
+    """``def fork_rng(seed=None, cuda=torch.cuda.is_available()):`` where ``cuda`` is read only to
+    decide whether the device's generators are seeded or their state kept (``if cuda:
+    torch.cuda.manual_seed_all(seed)``, ``torch.cuda.get_rng_state_all() if cuda else None``), or is
+    handed to a function of this file whose parameter of that name is read only so: the default
+    picks no route. At least one read, and every read, must be of these kinds."""
+    reads = 0
+
+    def visit(node: cst.CSTNode, path: list[cst.CSTNode]) -> bool:
+        nonlocal reads
+        if isinstance(node, cst.AssignTarget | cst.Param | cst.FunctionDef | cst.Lambda):
+            return not (isinstance(node, cst.AssignTarget) and _binds_name(node.target, name))
+        if isinstance(node, cst.Attribute):
+            return visit(node.value, [*path, node])
+        if isinstance(node, cst.Name) and node.value == name:
+            reads += 1
+            return _gates_housekeeping(ctx, path, node, depth)
+        return all(visit(child, [*path, node]) for child in node.children)
+
+    return visit(function.body, []) and reads > 0
+
+
+def _binds_name(target: cst.BaseExpression, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name for n in walk(target))
+
+
+def _gates_housekeeping(ctx, path: list[cst.CSTNode], read: cst.Name, depth: int) -> bool:
+    """The read ``read`` (reached through ``path``) is the whole test of an ``if`` without ``else``
+    that only keeps house, of a conditional expression between two descriptions, or an argument
+    handed to a function of this file that reads its parameter only so."""
+    parent = path[-1] if path else None
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        parent = path[-2] if len(path) > 1 else None
+    if isinstance(parent, cst.If) and parent.orelse is None:
+        returns: list[cst.Return] = []
+        return _keeps_house_in(ctx, parent.body, returns) and not returns
+    if isinstance(parent, cst.IfExp):
+        return _is_description(ctx, parent.body) and _is_description(ctx, parent.orelse)
+    if isinstance(parent, cst.Arg) and depth > 0 and len(path) > 1 and isinstance(path[-2], cst.Call):
+        call = path[-2]
+        callee = _module_function(ctx, call.func)
+        if callee is None:
+            return False
+        target = _parameter_for(callee, call, parent)
+        return target is not None and _flag_only_keeps_house(ctx, callee, target, depth - 1)
+    return False
+
+
+def _module_function(ctx, func: cst.BaseExpression) -> cst.FunctionDef | None:
+    if not isinstance(func, cst.Name):
+        return None
+    return next(
+        (s for s in ctx.module.body if isinstance(s, cst.FunctionDef) and s.name.value == func.value), None
+    )
+
+
+def _parameter_for(function: cst.FunctionDef, call: cst.Call, arg: cst.Arg) -> str | None:
+    """The name of ``function``'s parameter that ``arg`` of ``call`` binds."""
+    if arg.keyword is not None:
+        return arg.keyword.value
+    if arg.star:
+        return None
+    position = [a for a in call.args if a.keyword is None and not a.star].index(arg)
+    params = list(function.params.posonly_params) + list(function.params.params)
+    return params[position].name.value if position < len(params) else None
+
+
 def _makes_device(node: cst.CSTNode) -> bool:
     """``torch.device(...)``: a call that only names a device, doing no work on it."""
     return isinstance(node, cst.Call) and (dotted(node.func) or "").rpartition(".")[2] == "device"
 
 
-def _only_shown_in(function: cst.FunctionDef, name: str) -> bool:
-    """Every read of ``name`` in ``function`` is shown to someone (see ``_only_shown``), and there is
-    at least one; assignments to it are not reads."""
+def _only_shown_in(function: cst.FunctionDef, name: str, depth: int = 2) -> bool:
+    """Every read of ``name`` in ``function`` is shown to someone (see ``_only_shown``), or goes into
+    the text bound to another name that is only shown (``gpus = ",".join(str(g) for g in
+    range(count))`` then ``print(gpus)``), and there is at least one; assignments to it are not reads."""
     reads = 0
 
     def visit(node: cst.CSTNode, path: list[cst.CSTNode]) -> bool:
@@ -1118,10 +1313,29 @@ def _only_shown_in(function: cst.FunctionDef, name: str) -> bool:
             return visit(node.value, [*path, node])  # ``torch.cuda``: ``cuda`` is a member, not the name
         if isinstance(node, cst.Name) and node.value == name:
             reads += 1
-            return _only_shown([*path, node])
+            return _only_shown([*path, node]) or _makes_text_shown(function, path, depth)
         return all(visit(child, [*path, node]) for child in node.children)
 
     return visit(function.body, []) and reads > 0
+
+
+def _makes_text_shown(function: cst.FunctionDef, path: list[cst.CSTNode], depth: int) -> bool:
+    """The read at the end of ``path`` is part of a value turned into text (a ``join``, ``str`` or
+    an f-string) and bound to a single name that the function only shows."""
+    if depth == 0:
+        return False
+    assign = next((node for node in reversed(path) if isinstance(node, cst.Assign)), None)
+    if assign is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    value = assign.value
+    text = isinstance(value, cst.FormattedString) or (
+        isinstance(value, cst.Call)
+        and (
+            (isinstance(value.func, cst.Attribute) and value.func.attr.value == "join")
+            or (isinstance(value.func, cst.Name) and value.func.value in ("str", "repr"))
+        )
+    )
+    return text and _only_shown_in(function, assign.targets[0].target.value, depth - 1)
 
 
 def _in_test(ancestors: list[cst.CSTNode]) -> bool:
@@ -1225,7 +1439,12 @@ def _guards_only_a_description(ctx) -> bool:
             other_describes = orelse is None or (
                 isinstance(orelse, cst.Else) and _only_describes(ctx, orelse.body)
             )
-            return other_describes and _only_describes(ctx, node.body)
+            if not (other_describes and _only_describes(ctx, node.body)):
+                return False
+            # ``if Q.device.type != "cuda": return None`` before the fused kernel skips the work: a
+            # return is a description only when all that follows in the function describes too
+            returns = orelse is None and any(isinstance(n, cst.Return) for n in walk(node.body))
+            return not returns or _rest_describes(ctx, ancestors[: index + 1])
         if isinstance(node, cst.IfExp) and child is node.test:
             holder = ancestors[index - 1]
             return (
@@ -1333,6 +1552,7 @@ def _keeps_house_in(ctx, block: cst.BaseSuite, returns: list[cst.Return]) -> boo
     """Every statement of ``block`` keeps house (see `_guards_only_housekeeping`); the bare
     ``return`` statements found are added to ``returns``."""
     statements = block.body if isinstance(block, cst.IndentedBlock) else (block,)
+    figures: set[str] = set()  # names this block binds to memory figures
     for statement in statements:
         if isinstance(statement, cst.If):
             if statement.orelse is not None or not _only_reads_figures(ctx, statement.test):
@@ -1344,19 +1564,66 @@ def _keeps_house_in(ctx, block: cst.BaseSuite, returns: list[cst.Return]) -> boo
                 if isinstance(small, cst.Return) and small.value is None:
                     returns.append(small)
                 elif isinstance(small, cst.Expr) and (
-                    _keeps_house(ctx, small.value) or _collects_garbage(ctx, small.value)
+                    _keeps_house(ctx, small.value)
+                    or _collects_garbage(ctx, small.value)
+                    or _stores_figures(ctx, small.value, figures)
                 ):
                     continue
-                elif not (
-                    isinstance(small, cst.Assign)
-                    and all(isinstance(t.target, cst.Name) for t in small.targets)
-                    and _only_reads_figures(ctx, small.value)
-                    and any(isinstance(found, cst.Call) for found in walk(small.value))
-                ):
+                elif isinstance(small, cst.Assign) and _is_figure(ctx, small.value, figures):
+                    if all(isinstance(t.target, cst.Name) for t in small.targets):
+                        figures.update(t.target.value for t in small.targets)  # type: ignore[attr-defined]
+                    elif not all(isinstance(t.target, cst.Subscript) for t in small.targets):
+                        return False  # ``stats["gpu_mem"] = figure`` stores it; an attribute keeps it
+                else:
                     return False
         else:
             return False
     return bool(statements)
+
+
+def _is_figure(ctx, value: cst.BaseExpression, figures: set[str]) -> bool:
+    """A memory or hardware figure: arithmetic on what a describing member returns
+    (``torch.cuda.memory_allocated(d) / 1e6``) or on names bound to such figures in the same block
+    (``mem + cache``)."""
+    if not _only_reads_figures(ctx, value):
+        return False
+    if any(isinstance(found, cst.Call) for found in walk(value)):
+        return True
+    leaves = _operands_of(value)
+    return bool(leaves) and all(isinstance(n, cst.Name) and n.value in figures for n in leaves)
+
+
+def _operands_of(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The leaves of an arithmetic expression that are neither numbers nor calls."""
+    if isinstance(value, cst.BinaryOperation):
+        return _operands_of(value.left) + _operands_of(value.right)
+    if isinstance(value, cst.UnaryOperation):
+        return _operands_of(value.expression)
+    if isinstance(value, cst.Integer | cst.Float | cst.Call | cst.Attribute | cst.Subscript):
+        return []
+    return [value]
+
+
+def _stores_figures(ctx, value: cst.BaseExpression, figures: set[str]) -> bool:
+    """``stats.update({"gpu_mem": gpu_mem_mb})`` (or ``stats.update(gpu_mem=...)``): figures filed
+    into a dict of statistics under text keys."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+        return False
+    if value.func.attr.value != "update" or not value.args:
+        return False
+    for arg in value.args:
+        if arg.keyword is not None:
+            if not _is_figure(ctx, arg.value, figures):
+                return False
+        elif isinstance(arg.value, cst.Dict) and not arg.star:
+            for element in arg.value.elements:
+                if not isinstance(element, cst.DictElement) or not _is_figure(ctx, element.value, figures):
+                    return False
+                if not isinstance(element.key, cst.SimpleString | cst.FormattedString):
+                    return False
+        else:
+            return False
+    return True
 
 
 def _only_reads_figures(ctx, value: cst.BaseExpression) -> bool:
@@ -1438,6 +1705,41 @@ def _is_housekeeping_call(ctx, call: cst.Call) -> bool:
     )
 
 
+def _rest_describes(ctx, path: Sequence[cst.CSTNode]) -> bool:
+    """What runs after the ``if`` at the end of ``path`` (its ancestors, outermost first), up to the
+    end of its function, only returns or stores descriptions; outside a function, or inside a loop
+    (where a return skips the passes left), it does not count."""
+    for index in range(len(path) - 1, 0, -1):
+        node, parent = path[index], path[index - 1]
+        if isinstance(parent, cst.FunctionDef):
+            return True
+        if isinstance(parent, cst.For | cst.While):
+            return False
+        if isinstance(parent, cst.IndentedBlock):
+            lines = list(parent.body)
+            position = next(i for i, line in enumerate(lines) if line is node)
+            described: set[str] = set()  # ``name = torch.cuda.get_device_name(i)`` then ``return name``
+            for line in lines[position + 1 :]:
+                if not _describes_line(ctx, line, described):
+                    return False
+    return False
+
+
+def _describes_line(ctx, line: cst.BaseStatement, described: set[str]) -> bool:
+    """``line`` returns or stores a description, or returns a name an earlier line bound to one."""
+    if not isinstance(line, cst.SimpleStatementLine):
+        return _only_describes(ctx, cst.IndentedBlock(body=[line]))
+    for small in line.body:
+        if _adds_description(ctx, small):
+            if isinstance(small, cst.Assign):
+                described.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+        elif not (
+            isinstance(small, cst.Return) and isinstance(small.value, cst.Name) and small.value.value in described
+        ):
+            return False
+    return True
+
+
 def _only_describes(ctx, block: cst.BaseSuite) -> bool:
     """Every statement of ``block`` returns or stores a description (see `_is_description`), or is
     an ``if`` or ``for`` without ``else`` whose block does."""
@@ -1491,13 +1793,21 @@ def _is_text(node: cst.BaseExpression) -> bool:
     (``"nccl"``, ``"cuda"``, ``"cpu:0"``) could be handed to a call that picks a backend."""
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
         return _is_text(node.left) and _is_text(node.right)
-    if isinstance(node, cst.FormattedString):
-        fixed = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
-    elif isinstance(node, cst.SimpleString | cst.ConcatenatedString):
-        fixed = string_value(node)
-    else:
-        return False
+    fixed = _fixed_text(node)
     return fixed is not None and (fixed == "" or _NAME_LIKE.fullmatch(fixed) is None)
+
+
+def _fixed_text(node: cst.BaseExpression) -> str | None:
+    """The literal text of a string, an f-string (without what it interpolates) or of adjacent ones
+    (``f"{s} | " f"CUDA: {torch.version.cuda}"``); None for anything else."""
+    if isinstance(node, cst.FormattedString):
+        return "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+    if isinstance(node, cst.SimpleString):
+        return string_value(node)
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _fixed_text(node.left), _fixed_text(node.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 def _shown(node: cst.BaseExpression) -> str:
@@ -1533,6 +1843,18 @@ def _condition_of(ancestors: list[cst.CSTNode]) -> cst.CSTNode | None:
             found = node
         child = node
     return found
+
+
+def _choice_around_arm(ancestors: list[cst.CSTNode]) -> cst.IfExp | None:
+    """The nearest conditional expression the visited node is in an arm of, within one statement."""
+    child = None
+    for node in reversed(ancestors):
+        if isinstance(node, cst.IfExp) and child is not None and child is not node.test:
+            return node
+        if isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement | cst.Lambda):
+            return None
+        child = node
+    return None
 
 
 def _drop_device_call(ctx, call: cst.Call) -> PendingFix | None:

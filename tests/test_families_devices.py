@@ -100,3 +100,19 @@ def test_a_device_string_built_by_a_helper_in_the_same_file_is_a_device_route(tm
         ("pkg/route.py", "TPL003", 10, 14),
         ("pkg/route.py", "TPL003", 11, 17),
     ]
+
+
+def test_a_module_level_alias_imported_from_another_module_names_what_it_spells(tmp_path):
+    aliases = (
+        "import torch\nfrom typing import TypeAlias\n\nDevice: TypeAlias = torch.device\n"
+        "CPU = Device('cpu')\ncuda_module = torch.cuda\n"
+    )
+    route = (
+        "from pkg.aliases import Device, cuda_module\n\n"
+        "def place(x):\n    target = Device('cuda', index=0)\n    cuda_module.synchronize()\n    return x\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/aliases.py": aliases, "pkg/route.py": route}
+    assert lint_package(tmp_path, files, "TPL003") == [
+        ("pkg/route.py", "TPL003", 4, 14),
+        ("pkg/route.py", "TPL003", 5, 5),
+    ]

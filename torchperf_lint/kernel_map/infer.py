@@ -482,11 +482,13 @@ class KernelMap:
 
     def _reaches_torch(self, summary: ModuleSummary) -> bool:
         """Whether a module-level import of ``summary`` comes from a project module that imports
-        torch at module level (one step: what that module itself imports)."""
+        torch at module level (one step: what that module itself imports), also when the name it
+        imports is an alias that module binds to a torch name."""
         for target in summary.exports.values():
             resolved = self.resolve(target)
             owner = self.module_of.get(resolved) or resolved.rpartition(".")[0]
-            for module in (resolved, owner):
+            # an alias a project module binds (``Device = torch.device``) resolves past that module
+            for module in (resolved, owner, target.rpartition(".")[0]):
                 found = self.modules.get(module)
                 if found is not None and module != summary.module and _imports_torch(found):
                     return True

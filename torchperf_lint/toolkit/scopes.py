@@ -190,11 +190,28 @@ class ScopeBuilder(cst.CSTVisitor):
                 and value.value in ("None", "False")
             ):
                 self._current.bind(target.target.value, _STAND_IN)
-            else:
+            elif not self._binds_alias(target.target, value):
                 _bind_target(self._current, target.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        _bind_target(self._current, node.target)
+        if node.value is None or not self._binds_alias(node.target, node.value):
+            _bind_target(self._current, node.target)
+
+    def _binds_alias(self, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        """``Device: TypeAlias = torch.device`` or ``F = torch.nn.functional`` at module level: the
+        name is another spelling of what the import names, as ``from torch import device as Device``
+        would be. Bound so when the value's root is imported (the import comes first in the file)."""
+        if self._current is not self.root or not isinstance(target, cst.Name):
+            return False
+        path = dotted(value)
+        if path is None:
+            return False
+        root, _, rest = path.partition(".")
+        resolved = self.root.lookup(root) if root in self.root.bindings else None
+        if resolved is None:
+            return False
+        self.root.bind(target.value, f"{resolved}.{rest}" if rest else resolved)
+        return True
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         _bind_target(self._current, node.target)
