@@ -403,6 +403,13 @@ class DefensiveMaterialization(Rule):
         "import torch\ndef f(g):\n    return torch.sin(g.permute(0, 2, 3, 4, 1).contiguous().flatten(0, 1))\n",
     )
     invalid = (
+        Invalid(  # a copy of an input reached through a dtype conversion of a name rebound to it
+            "import torch\ndef ngrams(input_ids, shifted):\n    context = input_ids\n"
+            "    context = context.long()\n"
+            "    ids = context.clone()\n    ids = ids + shifted * 2\n    return ids\n"
+            "def scaled(x, w):\n    y = x\n    y = y.float()\n    z = y.clone()\n    return (z * w).sum()\n",
+            ((5, 11), (11, 9)),
+        ),
         Invalid(  # the detached view of a parameter shares its memory: its clone copies the input
             "import torch\ndef f(embeddings):\n    embeddings = embeddings.detach().clone()\n"
             "    embeddings = embeddings / embeddings.norm(dim=1, keepdim=True)\n    return embeddings\n"

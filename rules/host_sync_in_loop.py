@@ -67,7 +67,8 @@ class HostSyncInLoop(Rule):
         "call it at once, not in one stored for later): `.item()` and `.tolist()`; `bool()`, `int()` or "
         "`float()` of a reduction "
         "(`t.sum()`, `torch.max(t)`, `t.any()`...) or of a value known to be a tensor (`float(t[i])` with `t: "
-        "torch.Tensor`, also a shaped annotation such as jaxtyping's `Int[torch.Tensor, 'b n']` or a type "
+        "torch.Tensor`, also a legacy typed class such as `torch.LongTensor`, a shaped annotation such as "
+        "jaxtyping's `Int[torch.Tensor, 'b n']` or a type "
         "alias the module defines for one; an element of a tensor, as a loop or comprehension target over "
         "it, through "
         "`zip`/`enumerate` or a progress bar (`tqdm(t)`, `progress_bar(t)`), or unpacked from it; a value "
@@ -124,7 +125,8 @@ class HostSyncInLoop(Rule):
         "method of "
         "the class that the body calls changes so, `torch.any(m, out=self.state.active)`; in a training loop, "
         "whose pass calls `.backward()` and an optimizer's `.step()`, itself or through a method of the "
-        "class, every object of the function it reads other than the loop's own items, since the step "
+        "class or through a closure the pass defines and hands to a call (`optimizer.step(closure)`), every "
+        "object of the function it reads other than the loop's own items, since the step "
         "changes their parameters; or a "
         "collective that fills its tensor with what the processes exchanged, `dist.all_reduce(flag)` or "
         "`dist.broadcast(signal, 0)` from `torch.distributed` or a library's `dist` module; "
@@ -134,13 +136,15 @@ class HostSyncInLoop(Rule):
         "gap <= eps: break` then `elif gap > eps: x += h`), any such test in a `while True:` loop, which "
         "ends only through them (a rejection sampler drawing until a draw passes), or one that sets a flag "
         "such a test reads "
-        "(`if err < eps: converged = True`), or a scalar "
+        "(`if err < eps: converged = True`), or a count it reads (`if best - loss > eps: bad = 0` / "
+        "`else: bad += 1` under `while bad < patience:`), or a scalar "
         "read into a name such a test reads through assignments, `error = ....item()` "
         "then `if error < tol: break`, or a count the stop test reads brought up to date, `remaining -= "
         "int(ok.sum())` under `while remaining > 0:`), since that value does not exist before the loop "
         "and cannot be "
         "read once outside it (a test on the loop target alone, `if torch.any(p < 0): break`, is still "
-        "flagged, and so is a `.tolist()` of the pass's data that also feeds a stop test); other "
+        "flagged, and so are the loop's own item converted, `for i in ranked: i = i.item()`, which the next "
+        "pass binds afresh, and a `.tolist()` of the pass's data that also feeds a stop test); other "
         "torch calls (`torch.distributed.get_rank()`), which return Python values. Files "
         "that never import torch are skipped."
     ) + test_files(
@@ -149,6 +153,22 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # a stop test in a training loop whose step runs a closure the pass defines
+        "import torch\ndef fit(model, optimizer, x, ftol, n):\n    pre = None\n    for it in range(n):\n"
+        "        def closure():\n            optimizer.zero_grad()\n            loss = model(x).sum()\n"
+        "            loss.backward()\n            return loss\n        loss = optimizer.step(closure)\n"
+        "        if pre is not None and abs(pre - loss.item()) < ftol:\n            break\n"
+        "        pre = loss.item()\n",
+        # a value deciding a count the stop test reads: reset in one arm, moved in the other, or set alone
+        "import torch\nclass A:\n    def _fit_epoch(self, data):\n        loss = self.net(data).sum()\n"
+        "        loss.backward()\n        self.opt.step()\n        return loss\n"
+        "    def fit(self, data, val, patience, eps):\n        bad, best = 0, float('inf')\n"
+        "        while bad < patience:\n            self._fit_epoch(data)\n"
+        "            loss = self.net(val).mean().item()\n            if best - loss > eps:\n"
+        "                bad = 0\n                best = loss\n            else:\n                bad += 1\n",
+        "import torch\ndef fit(step, model, data, n):\n    stalls = 0\n    while stalls < n:\n"
+        "        step(model, data)\n        model.opt.step()\n        model.loss.backward()\n"
+        "        gain = model.score().item()\n        if gain <= 0:\n            stalls += 1\n",
         # results of a SciPy or scikit-learn object's methods are NumPy values: bound, unpacked, inline
         "import torch\nfrom sklearn.neighbors import NearestNeighbors\nfrom scipy.spatial import cKDTree\n"
         "def f(coordinates, n, cutoff):\n    model = NearestNeighbors(radius=cutoff)\n    model.fit(coordinates)\n"
@@ -454,6 +474,23 @@ class HostSyncInLoop(Rule):
         "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # a loop's own item converted each pass: alone, feeding a stop test, in a nested loop
+            "import torch\ndef top(probs, k):\n    ranked = torch.argsort(probs, descending=True)\n    out = []\n"
+            "    for _id in ranked:\n        _id = _id.item()\n        out.append(_id)\n"
+            "        if len(out) >= k:\n            break\n    return out\n"
+            "def top_rows(rows, k):\n    out = []\n    for row in rows:\n        for i in torch.argsort(row):\n"
+            "            i = int(i)\n            out.append(i)\n    return out\n",
+            ((6, 15), (15, 17)),
+        ),
+        Invalid(  # legacy typed tensor annotations name tensors: an element test, a reduction, a local
+            "import torch\ndef lcs(a: torch.LongTensor, b: torch.LongTensor):\n    n = 0\n"
+            "    for i in range(len(a)):\n        for j in range(len(b)):\n            if a[i] == b[j]:\n"
+            "                n += 1\n    return n\n"
+            "def count(xs: 'torch.FloatTensor', ms: torch.cuda.BoolTensor):\n    total = 0\n"
+            "    for i in range(3):\n        total += xs.sum().item()\n        m = ms[i]\n        if m.any():\n"
+            "            total += 1\n    return total\n",
+            ((6, 16), (12, 18), (14, 12)),
+        ),
         Invalid(  # an object of unknown class: what its methods return is unknown too
             "import torch\ndef g(model, xs):\n    fitted = model.fit(xs)\n"
             "    return [fitted.predict(x).tolist() for x in xs]\n",

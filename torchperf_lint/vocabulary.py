@@ -70,7 +70,16 @@ TENSOR_MEMBERS = frozenset(
     for line in Path(__file__).with_name("tensor_members.txt").read_text(encoding="utf-8").splitlines()
     if line and not line.startswith("#")
 )
-TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+#: Annotations that name a tensor: the class, a parameter, and the legacy typed tensor classes
+#: (``seq: torch.LongTensor``), which old signatures still use for a tensor of that dtype.
+TENSOR_TYPES = frozenset(
+    {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+    | {
+        f"torch.{prefix}{kind}Tensor"
+        for prefix in ("", "cuda.")
+        for kind in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")
+    }
+)
 #: ``np.array`` is a function, but written as an annotation it can only mean an array.
 ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray", "numpy.array"})
 #: ``torch.autograd.Function`` under its public and module names: a subclass defines a backward pass.

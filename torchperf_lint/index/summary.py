@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from torchperf_lint.index.claims import Claim
 
 #: Bumped whenever the summaries' shape or meaning changes, so stored ones are rebuilt.
-FORMAT = 14
+FORMAT = 15
 
 
 @dataclass(frozen=True)

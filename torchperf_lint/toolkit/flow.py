@@ -648,6 +648,8 @@ class LoopState:
         #: names read by a test that can end the loop: its ``while`` test, or an ``if`` with a way out
         self.stop_names: set[str] = set()
         self._inner_loops = 0
+        #: names read by the tests of the ``if`` statements around the statement being read
+        self._guards: list[set[str]] = []
         if isinstance(loop, cst.While):
             self.stop_names |= self._read(loop.test)
         self._suite(loop.body)
@@ -660,7 +662,10 @@ class LoopState:
         _pass_effects(ctx, loop.body, set(), called, self.changed_attributes)
         if "backward" in called and "step" in called:  # a training step, itself or through a method
             self.changed_in_place |= self._trained_objects(loop)
-        self.carried = (self.bound & self.read_first) | self.changed_in_place
+        # a ``for`` loop binds its target afresh at the start of each pass (``for _id in ranked:``
+        # then ``_id = _id.item()``): the body's rebinding of it carries nothing into the next pass
+        fresh = read_names(loop.target) if isinstance(loop, cst.For) else set()
+        self.carried = ((self.bound & self.read_first) - fresh) | self.changed_in_place
         self._feeding_stop: set[str] | None = None
 
     def _trained_objects(self, loop: cst.For | cst.While) -> set[str]:
@@ -731,6 +736,8 @@ class LoopState:
         self._note_in_place(node)
         if isinstance(node, cst.Assign):
             sources = self._read(node.value)
+            if _is_flag_value(node.value):  # ``patience = 0`` under ``if best - loss > eps:``
+                sources = sources | self._guard_names()
             for target in node.targets:
                 self._read_subscripts(target.target)
                 self._bind(target.target, sources)
@@ -739,6 +746,8 @@ class LoopState:
             self._bind(node.target, sources)
         elif isinstance(node, cst.AugAssign):
             sources = self._read(node.value) | self._read(node.target)
+            if _is_flag_value(node.value):  # ``patience += 1`` in the other arm
+                sources |= self._guard_names()
             self._bind(node.target, sources)
         else:
             self._read(node)
@@ -774,6 +783,9 @@ class LoopState:
                     if root is not None:
                         self.changed_in_place.add(root)
 
+    def _guard_names(self) -> set[str]:
+        return set().union(*self._guards) if self._guards else set()
+
     def _compound(self, node: cst.CSTNode, chain_ends: bool = False) -> None:
         if isinstance(node, cst.If):
             tested = self._read(node.test)
@@ -782,11 +794,15 @@ class LoopState:
             chain_ends = chain_ends or exits_loop(node, _ENDS if self._inner_loops == 0 else (cst.Return,))
             if chain_ends:
                 self.stop_names |= tested
+            # a flag or count set in either arm is decided by the test (``if best - loss > eps:
+            # patience = 0`` / ``else: patience += 1`` under ``while patience < limit:``)
+            self._guards.append(tested)
             self._suite(node.body)
             if isinstance(node.orelse, cst.If):
                 self._compound(node.orelse, chain_ends)
             elif node.orelse is not None:
                 self._suite(node.orelse.body)
+            self._guards.pop()
         elif isinstance(node, cst.For):
             sources = self._read(node.iter)
             self._bind(node.target, sources)
@@ -814,20 +830,34 @@ class LoopState:
                 self._suite(node.finalbody.body)
 
 
+def _is_flag_value(value: cst.BaseExpression) -> bool:
+    """A literal number or truth value: what a flag or a count is set to or moved by."""
+    return isinstance(value, cst.Integer) or is_literal(value, "True") or is_literal(value, "False")
+
+
 def _pass_effects(
     ctx: FileContext, body: cst.CSTNode, seen: set[str], called: set[str], changed: set[str]
 ) -> None:
     """Collect what a pass does, itself and through the methods of the class it calls on ``self``
     (each read once, ``seen``): into ``called`` the method names it calls (``.backward()`` and a
     ``.step()`` make a training step), into ``changed`` the ``self.`` attributes it changes in place
-    (an ``out=`` argument, an in-place method, an item or attribute stored into), as source text."""
+    (an ``out=`` argument, an in-place method, an item or attribute stored into), as source text.
+    A function the pass defines and hands to a call (``optimizer.step(closure)``, whose ``closure``
+    calls ``loss.backward()``) runs in the pass, so it is read too."""
     function = ctx.enclosing_function()
+    closures = {
+        node.name.value: node for node in walk(body, into_functions=False) if isinstance(node, cst.FunctionDef)
+    }
     for node in walk(body, into_functions=False):
         if isinstance(node, cst.Call):
             func = node.func
             for arg in node.args:
                 if arg.keyword is not None and arg.keyword.value == "out" and _on_self(arg.value):
                     changed.add(source_of(arg.value))
+                handed = arg.value.value if isinstance(arg.value, cst.Name) else None
+                if handed in closures and f"def {handed}" not in seen:
+                    seen.add(f"def {handed}")
+                    _pass_effects(ctx, closures[handed].body, seen, called, changed)
             if not isinstance(func, cst.Attribute):
                 continue
             name = func.attr.value

@@ -739,7 +739,10 @@ class _Collector:
         pairs = _pairs(target, value)
         for name, part in pairs:
             shared = self.shared(part) if part is not None else set()
-            facts.holds.setdefault(name, []).append((position, part, frozenset(shared - {name})))
+            kept = shared - {name}
+            if name in shared:  # ``context = context.long()`` shares what ``context`` shared before
+                kept |= {other for _, _, before in facts.holds.get(name, ()) for other in before}
+            facts.holds.setdefault(name, []).append((position, part, frozenset(kept)))
             for source in shared:
                 if source != name:
                     facts.aliases.setdefault(source, []).append((position, name))
