@@ -48,7 +48,7 @@ _INTROSPECTION = frozenset(
     get_device_name get_device_properties get_device_capability get_arch_list current_allocated_memory
     driver_allocated_memory recommended_max_memory
     manual_seed manual_seed_all seed seed_all initial_seed
-    get_rng_state get_rng_state_all set_rng_state set_rng_state_all""".split()
+    get_rng_state get_rng_state_all set_rng_state set_rng_state_all version""".split()
 )
 #: Members that describe the hardware itself: compared with a value, they decide what to build or run.
 _HARDWARE_TRAITS = frozenset(
@@ -110,7 +110,8 @@ class DeviceRoute(Rule):
         '`"cuda" in self.device`, `str(device) != "cpu"`); `!= "cpu"` tests (also `!= torch.device("cpu")`, '
         "alone or as one part of an "
         "`and` chain) whose branch "
-        'does more than fall back to the CPU, and `== "cpu"` tests whose `else` or `elif` does (an `elif` '
+        'does more than fall back to the CPU (raise, warn, or move values back with `.cpu()`, `.to("cpu")` or '
+        '`.to(torch.device("cpu"))`), and `== "cpu"` tests whose `else` or `elif` does (an `elif` '
         "that names a device is reported itself), in `if` statements and conditional expressions alike; the "
         "`is_cuda`/`is_mps`/`is_xpu` flags; a device type tested by its prefix "
         "(`device.type.startswith('cuda')`); a device given as the default of a lookup "
@@ -171,8 +172,12 @@ class DeviceRoute(Rule):
         "logger; also `gc.collect()`, names bound to memory figures, such figures filed into a dict of "
         "statistics, `stats.update({'gpu_mem': mem})` or `stats['gpu_mem'] = mem`, nested tests of them, and "
         "a bare "
-        "`return` when all that follows in the function, outside any loop, keeps house too), since both "
-        "ways run the same work; a query bound to a name the file never reads "
+        "`return` when all that follows in the function, outside any loop, keeps house too, also under "
+        "tests of its own, `if device == 'mps': torch.mps.empty_cache()`), since both "
+        "ways run the same work; an `if` whose arms only set `True`, `False` or `None` on names or attributes "
+        "of `self` the file never reads (`self.CPU_ONLY = True` left behind); a device flag shown in a message "
+        "(`f'{x.is_cuda=}'` in an error, a log line), and a library's version (`torch.cuda.nccl.version()`); "
+        "a query bound to a name the file never reads (comments and strings are no reads) "
         "(`use_cuda = torch.cuda.is_available()` left behind) or the function reads only to show it "
         "(`f'cuda available: {cuda}'` in an environment report, also through text built from it and only "
         "shown, `gpus = ','.join(str(g) for g in range(count))` then `print(gpus)`); a query that is the "
@@ -204,6 +209,26 @@ class DeviceRoute(Rule):
         "branch does."
     )
     valid = (
+        # housekeeping guarded by device tests after a return that skips the rest for other devices
+        "import gc\nimport torch\ndef release(device):\n"
+        "    if device != 'mps' and device != 'cuda' and not device.startswith('cuda:'):\n        return\n"
+        "    gc.collect()\n    if device.startswith('cuda') and torch.cuda.is_available():\n"
+        "        torch.cuda.empty_cache()\n    if device == 'mps':\n        torch.mps.empty_cache()\n",
+        # a fall back to the CPU device object, after a warning
+        "import logging\nimport torch\ndef run(x):\n    if x.device != torch.device('cpu'):\n"
+        "        logging.warning('x should be on the CPU')\n        x = x.to(torch.device('cpu'))\n"
+        "    return x.numpy()\n",
+        # a device picked and left unread (its use only in a comment); flags set and never read
+        "import torch\ndef setup(self):\n"
+        "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    # self.model.to(device)\nclass F:\n    def build(self):\n        if not torch.cuda.is_available():\n"
+        "            self.CPU_ONLY = True\n        else:\n            self.CPU_ONLY = False\n"
+        "        if torch.backends.mps.is_available():\n            on_mps = True\n",
+        # a version for a report, a device flag shown in a message
+        "import torch\ndef info():\n    return {'nccl': '.'.join(map(str, torch.cuda.nccl.version()))}\n"
+        "def check(tensor):\n    if not torch.is_tensor(tensor):\n"
+        "        raise TypeError(f'expected a tensor ({tensor.is_cuda=})')\n"
+        "    print(f'on the GPU: {tensor.is_cuda}')\n",
         # a flag defaulting to a query that only decides seeding or keeping the generators' state:
         # tested, as a conditional expression, handed to a function of the file that does so
         "import random\nimport torch\ndef get_state(cuda=torch.cuda.is_available()):\n"
@@ -399,6 +424,13 @@ class DeviceRoute(Rule):
         "    if is_available():\n        return\n    log.info('running without a GPU')\n",
     )
     invalid = (
+        Invalid(  # a flag the file reads later picks a route; a device string set on an object is handed on
+            "import torch\nclass F:\n    def build(self):\n        if not torch.cuda.is_available():\n"
+            "            self.CPU_ONLY = True\n        else:\n            self.CPU_ONLY = False\n"
+            "    def run(self, x):\n        return x if self.CPU_ONLY else fused(x)\n"
+            "def setup(env):\n    if torch.backends.mps.is_available():\n        env.fast = True\n",
+            ((4, 16), (11, 8)),
+        ),
         Invalid(  # a device named in an arm is the test's finding; a move or a backend call is its own
             "import torch\nclass C:\n    def __init__(self, flag, x):\n"
             "        self.device = torch.device('cuda') if torch.cuda.is_available() else torch.device('cpu')\n"
@@ -756,6 +788,8 @@ class DeviceRoute(Rule):
             return
         if _guards_only_a_description(self.ctx) or _guards_only_housekeeping(self.ctx):
             return
+        if _sets_only_unread_flags(self.ctx):
+            return
         if _counts_devices_for_a_description(self.ctx):
             return
         if _guards_what_else_does(self.ctx.ancestors):
@@ -937,8 +971,11 @@ class DeviceRoute(Rule):
                 return
             self._report(node, ".".join((qualname or "").split(".")[:3]), _USES)
         elif qualname is None and node.attr.value in _DEVICE_FLAGS and ctx.reaches_torch:
-            if not _is_assignment_target(ctx.ancestors):  # ``self.is_cuda = ...`` binds, it tests nothing
-                self._report(node, f".{node.attr.value}", _TESTS)
+            if _is_assignment_target(ctx.ancestors):  # ``self.is_cuda = ...`` binds, it tests nothing
+                return
+            if _only_shown(ctx.ancestors) or any(isinstance(n, cst.Raise) for n in ctx.ancestors):
+                return  # ``f"{tensor.is_cuda=}"`` in a message: it tells, it tests nothing
+            self._report(node, f".{node.attr.value}", _TESTS)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self.ctx.imported_names:  # any other bare name has no qualified name
@@ -1073,7 +1110,7 @@ def _falls_back_to_cpu(body: cst.BaseSuite) -> bool:
     for node in walk(body):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
-            to_cpu = method == "to" and any(string_value(arg.value) == "cpu" for arg in node.args)
+            to_cpu = method == "to" and any(_is_cpu(arg.value) for arg in node.args)
             if method == "cpu" or to_cpu:
                 return True
     return False
@@ -1209,7 +1246,7 @@ def _bound_unread(ctx) -> bool:
             names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
             if len(names) != len(node.targets):
                 return False
-            if all(len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", ctx.text)) == 1 for name in names):
+            if all(name not in _names_read(ctx) for name in names):
                 return True
             function = ctx.enclosing_function()
             return function is not None and all(_only_shown_in(function, name) for name in names)
@@ -1292,6 +1329,43 @@ def _parameter_for(function: cst.FunctionDef, call: cst.Call, arg: cst.Arg) -> s
     position = [a for a in call.args if a.keyword is None and not a.star].index(arg)
     params = list(function.params.posonly_params) + list(function.params.params)
     return params[position].name.value if position < len(params) else None
+
+
+def _names_read(ctx, attributes: bool = False) -> frozenset[str]:
+    """Every bare name the file reads (``x``), or with ``attributes`` every attribute name it reads
+    (``flag`` of ``self.flag``), not counting the targets of assignments, nor what comments or
+    strings mention; computed once per file."""
+    key = ("names-read", id(ctx.module))
+    found = ctx.facts.get(key)
+    if found is None:
+        targets = {
+            id(part)
+            for node in walk(ctx.module)
+            if isinstance(node, cst.AssignTarget | cst.AnnAssign | cst.AugAssign)
+            for part in _target_parts(node.target)
+        }
+        attribute_names = {id(node.attr) for node in walk(ctx.module) if isinstance(node, cst.Attribute)}
+        names = frozenset(
+            node.value
+            for node in walk(ctx.module)
+            if isinstance(node, cst.Name) and id(node) not in targets and id(node) not in attribute_names
+        )
+        read_attributes = frozenset(
+            node.attr.value
+            for node in walk(ctx.module)
+            if isinstance(node, cst.Attribute) and id(node) not in targets
+        )
+        found = ctx.facts[key] = (names, read_attributes)
+    return found[1] if attributes else found[0]  # type: ignore[index]
+
+
+def _target_parts(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The names and attributes an assignment target binds (``a``, ``self.flag``, both of ``a, b``)."""
+    if isinstance(target, cst.Tuple | cst.List):
+        return [part for element in target.elements for part in _target_parts(element.value)]
+    if isinstance(target, cst.Attribute):
+        return [target]
+    return [target] if isinstance(target, cst.Name) else []
 
 
 def _makes_device(node: cst.CSTNode) -> bool:
@@ -1457,6 +1531,50 @@ def _guards_only_a_description(ctx) -> bool:
             return False
         child = node
     return False
+
+
+def _sets_only_unread_flags(ctx) -> bool:
+    """The visited node is in the test of an ``if`` whose block, and ``else`` if any, only set flags
+    on names or attributes of ``self`` the file never reads (``self.CPU_ONLY = True`` / ``False``
+    left behind): the test decides nothing that runs."""
+    child = ctx.ancestors[-1]
+    for node in reversed(ctx.ancestors[:-1]):
+        if isinstance(node, cst.If) and child is node.test:
+            blocks = [node.body] + ([node.orelse.body] if isinstance(node.orelse, cst.Else) else [])
+            if isinstance(node.orelse, cst.If):
+                return False
+            return all(_only_sets_unread(ctx, block) for block in blocks)
+        if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        child = node
+    return False
+
+
+def _only_sets_unread(ctx, block: cst.BaseSuite) -> bool:
+    """Every statement of ``block`` sets ``True``, ``False`` or ``None`` on a name or an attribute of
+    ``self`` that the file never reads (a device literal, or another object's attribute, is handed on)."""
+    statements = _simple_statements(block)
+    if not statements:
+        return False
+    for small in statements:
+        if not isinstance(small, cst.Assign) or not any(
+            is_literal(small.value, flag) for flag in ("True", "False", "None")
+        ):
+            return False
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                if target.target.value in _names_read(ctx):
+                    return False
+            elif isinstance(target.target, cst.Attribute) and _is_self(target.target.value):
+                if target.target.attr.value in _names_read(ctx, attributes=True):
+                    return False
+            else:
+                return False
+    return True
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
 
 
 def _counts_devices_for_a_description(ctx) -> bool:
@@ -1676,6 +1794,11 @@ def _rest_keeps_house(ctx, path: Sequence[cst.CSTNode]) -> bool:
             lines = list(parent.body)
             position = next(i for i, line in enumerate(lines) if line is node)
             for line in lines[position + 1 :]:
+                if isinstance(line, cst.If) and line.orelse is None:
+                    inner: list[cst.Return] = []  # ``if ... and torch.cuda.is_available(): empty_cache()``
+                    if _keeps_house_in(ctx, line.body, inner) and not inner:
+                        continue
+                    return False
                 if not isinstance(line, cst.SimpleStatementLine) or not all(
                     isinstance(small, cst.Expr)
                     and (_keeps_house(ctx, small.value) or _collects_garbage(ctx, small.value))
