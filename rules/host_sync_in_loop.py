@@ -86,7 +86,8 @@ class HostSyncInLoop(Rule):
         "values known to be NumPy arrays or pandas objects (annotated `np.ndarray`, `npt.NDArray`, "
         "`NDArray[...]`, `np.array`, `Float[np.ndarray, 'n']`, `pd.DataFrame`, or a type alias of the module "
         "for one, `Pair: TypeAlias = tuple[np.ndarray, np.ndarray]`; "
-        "bound from `np.*`, `pd.*` or `.numpy()`, also after `if isinstance(x, "
+        "bound from `np.*`, `pd.*`, `.numpy()` or a library function named `to_numpy`, also in a nested "
+        "function or lambda reading a name the function around it binds so, also after `if isinstance(x, "
         "torch.Tensor): x = x.numpy()`, where the untaken arm holds no tensor, or in the arm of a conditional "
         "expression or an `and` that an `isinstance` test guards (`a.tolist() if isinstance(a, np.ndarray) "
         "else a`); unpacked from one (`counts, edges = np.histogram(x)`) or paired by `zip(...)` (also with "
@@ -125,7 +126,8 @@ class HostSyncInLoop(Rule):
         "method of "
         "the class that the body calls changes so, `torch.any(m, out=self.state.active)`; in a training loop, "
         "whose pass calls `.backward()` and an optimizer's `.step()`, itself or through a method of the "
-        "class or through a closure the pass defines and hands to a call (`optimizer.step(closure)`), every "
+        "class or through a closure the pass or its function defines and hands to a call "
+        "(`optimizer.step(closure)`), every "
         "object of the function it reads other than the loop's own items, since the step "
         "changes their parameters; or a "
         "collective that fills its tensor with what the processes exchanged, `dist.all_reduce(flag)` or "
@@ -153,6 +155,19 @@ class HostSyncInLoop(Rule):
     )
     fix_safety = "No fix: hoisting the read out of the loop changes the algorithm, not just a call."
     valid = (
+        # a closure defined before the loop and handed to each step; an array a nested function reads
+        "import torch\ndef invert(h, opt, tol, max_iter):\n    loss = h.new_tensor(1.0)\n    def closure():\n"
+        "        nonlocal loss\n        opt.zero_grad()\n        loss = (h ** 2).sum()\n        loss.backward()\n"
+        "        return loss\n    for _ in range(max_iter):\n        opt.step(closure)\n"
+        "        if h.grad.norm() < tol or loss < tol:\n            break\n",
+        "import numpy as np\nimport torch\ndef rerank(dist, k, n):\n    indices = np.argsort(dist, axis=1)\n"
+        "    def near(i):\n        out = set()\n        for c in range(n):\n"
+        "            out |= set(indices[c, :k].tolist())\n        return out\n"
+        "    pick = lambda i: [indices[j].tolist() for j in range(i)]\n    return near(0), pick(2)\n",
+        # a library helper named for what it gives
+        "import torch\nfrom tianshou.data import to_numpy\ndef f(results, n):\n    out = []\n"
+        "    for r in results:\n"
+        "        out.append(to_numpy(r.logits)[0][:n].tolist())\n    return out\n",
         # a stop test in a training loop whose step runs a closure the pass defines
         "import torch\ndef fit(model, optimizer, x, ftol, n):\n    pre = None\n    for it in range(n):\n"
         "        def closure():\n            optimizer.zero_grad()\n            loss = model(x).sum()\n"
@@ -474,6 +489,12 @@ class HostSyncInLoop(Rule):
         "def _boxes(s) -> np.ndarray:\n    return np.asarray(s)\n",
     )
     invalid = (
+        Invalid(  # a tensor a nested function reads from the function around it
+            "import torch\ndef f(n):\n    t = torch.arange(n)\n    def near(k):\n        out = []\n"
+            "        for c in range(k):\n            out.append(t[c:].tolist())\n        return out\n"
+            "    return near(3)\n",
+            ((7, 24),),
+        ),
         Invalid(  # a loop's own item converted each pass: alone, feeding a stop test, in a nested loop
             "import torch\ndef top(probs, k):\n    ranked = torch.argsort(probs, descending=True)\n    out = []\n"
             "    for _id in ranked:\n        _id = _id.item()\n        out.append(_id)\n"

@@ -80,6 +80,8 @@ class LoopInvariantTensor(Rule):
         "or bound from such a call), which shares its memory and allocates nothing; NumPy constructors "
         "(`np.zeros`), which are not torch; and a constructor that runs at most once per loop, in a "
         "branch or loop body that ends in `return`, `break` or `raise`, or under a test that picks one pass "
+        "(in an `if` or in an arm of a conditional expression, `torch.ones(()) if i == 0 else aux`, or "
+        "the `else` of `i != 0`) "
         "by a loop key that differs on every pass and that the body leaves unchanged: the counter of "
         "`range` or `enumerate` (`if i == 0:`, also taken in another order or zipped, `for t in "
         "reversed(range(n)): if t == n - 1:`, `for i, x in zip(range(n), xs):`), the counter of a `while` "
@@ -102,6 +104,10 @@ class LoopInvariantTensor(Rule):
     )
     fix_safety = "No fix: hoisting needs a name for the hoisted value and a check that nothing mutates it."
     valid = (
+        # a constructor in an arm of a conditional expression taken on one pass only
+        "import torch\ndef f(xs, aux):\n    out = []\n    for i, x in enumerate(xs):\n"
+        "        w = torch.ones(()) if i == 0 else aux\n        v = aux if i != 0 else torch.zeros(3)\n"
+        "        out.append(x * w * v)\n    return out\n",
         # a loop value's own device changes with the value
         "import torch\ndef f(x, n, out):\n    for v in x:\n"
         "        out.append(v[torch.as_tensor(n, device=v.device)])\n",
@@ -252,6 +258,11 @@ class LoopInvariantTensor(Rule):
         "            totals = {'loss': devices.to_device(torch.zeros(1))}\n            self._step(b, totals)\n",
     )
     invalid = (
+        Invalid(  # an arm taken on every pass but the first
+            "import torch\ndef f(xs, aux):\n    out = []\n    for i, x in enumerate(xs):\n"
+            "        u = torch.ones(3) if i > 0 else aux\n        out.append(x * u)\n    return out\n",
+            ((5, 13),),
+        ),
         Invalid(  # an index of a store reads its names: the store binds none of them
             "import torch\ndef f(logits, n, mask, v):\n    while mask.sum() > 0:\n"
             "        logits[torch.arange(n), 0] = v\n        logits[torch.arange(n)] += v\n"

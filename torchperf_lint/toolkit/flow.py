@@ -138,6 +138,15 @@ def runs_at_most_once(ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode) -> bo
                     return True
             if isinstance(owner, cst.If) and node is owner.body and _last_pass(owner.test, loop):
                 return True
+        elif isinstance(node, cst.IfExp) and index + 1 < len(ancestors):
+            # ``torch.ones(()) if i == 0 else aux``: an arm of a conditional expression as an ``if``
+            arm = ancestors[index + 1]
+            if arm is node.body and (_picks_one_pass(node.test, loop) or _last_pass(node.test, loop)):
+                return True
+            if arm is node.orelse and (
+                _picks_one_pass(node.test, loop, negated=True) or _last_pass(node.test, loop, negated=True)
+            ):
+                return True
     return False
 
 
@@ -163,8 +172,8 @@ def _picks_one_pass(test: cst.BaseExpression, loop: cst.CSTNode, negated: bool =
     elif (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.Equal)
-        and not negated
+        # ``i == 0`` holds on one pass; ``i != 0`` fails on one (its ``else`` runs once)
+        and isinstance(test.comparisons[0].operator, cst.NotEqual if negated else cst.Equal)
     ):
         compared, other = test.left, test.comparisons[0].comparator
         if isinstance(other, cst.Name) and other.value == name:
@@ -842,11 +851,14 @@ def _pass_effects(
     (each read once, ``seen``): into ``called`` the method names it calls (``.backward()`` and a
     ``.step()`` make a training step), into ``changed`` the ``self.`` attributes it changes in place
     (an ``out=`` argument, an in-place method, an item or attribute stored into), as source text.
-    A function the pass defines and hands to a call (``optimizer.step(closure)``, whose ``closure``
-    calls ``loss.backward()``) runs in the pass, so it is read too."""
+    A function the pass or its function defines and hands to a call (``optimizer.step(closure)``,
+    whose ``closure`` calls ``loss.backward()``) runs in the pass, so it is read too."""
     function = ctx.enclosing_function()
-    closures = {
-        node.name.value: node for node in walk(body, into_functions=False) if isinstance(node, cst.FunctionDef)
+    closures = {  # defined in the pass, or before the loop in the function around it
+        node.name.value: node
+        for block in (body, function.body if function is not None else body)
+        for node in walk(block, into_functions=False)
+        if isinstance(node, cst.FunctionDef)
     }
     for node in walk(body, into_functions=False):
         if isinstance(node, cst.Call):

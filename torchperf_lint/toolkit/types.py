@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import libcst as cst
 
@@ -162,19 +163,27 @@ def _evaluator_here(ctx: FileContext) -> _Evaluator | None:
     comprehensions around it bound."""
     scope: cst.CSTNode = ctx.module
     comprehensions: list[cst.CSTNode] = []
-    for node in reversed(ctx.ancestors[:-1]):
+    scope_at = 0
+    for position in range(len(ctx.ancestors) - 2, -1, -1):
+        node = ctx.ancestors[position]
         kind = type(node)
         if kind in _SCOPE_TYPES:
-            scope = node
+            scope, scope_at = node, position
             break
         if kind in _COMPREHENSIONS:
             comprehensions.append(node)
-    kinds = of(ctx, scope)
-    order = kinds.order
-    index = next((order[id(node)] for node in reversed(ctx.ancestors) if id(node) in order), None)
-    if index is None:
+    evaluator = _evaluator_in(ctx, scope, ctx.ancestors)
+    if evaluator is None and isinstance(scope, cst.Lambda):
+        # a lambda numbers no statements: read it where it is defined, its parameters unknown
+        evaluator = _enclosing_evaluator(ctx, ctx.ancestors[: scope_at + 1])
+        if evaluator is not None:
+            params = scope.params
+            names = (*params.posonly_params, *params.params, *params.kwonly_params)
+            evaluator.local.update(dict.fromkeys((param.name.value for param in names), None))
+    elif evaluator is not None and isinstance(scope, cst.FunctionDef | cst.Lambda):
+        evaluator.outer = partial(_enclosing_evaluator, ctx, ctx.ancestors[: scope_at + 1])  # to the scope
+    if evaluator is None:
         return None
-    evaluator = _Evaluator(ctx, kinds, index)
     for comprehension in reversed(comprehensions):
         for_in: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
         while for_in is not None:
@@ -187,6 +196,29 @@ def _evaluator_here(ctx: FileContext) -> _Evaluator | None:
     _narrow_in_expression(ctx, evaluator)
     evaluator.local = {**targets, **evaluator.local}
     return evaluator
+
+
+def _evaluator_in(ctx: FileContext, scope: cst.CSTNode, path: Sequence[cst.CSTNode]) -> _Evaluator | None:
+    """An evaluator of ``scope``'s kinds at the innermost statement of ``path`` it numbers."""
+    kinds = of(ctx, scope)
+    order = kinds.order
+    index = next((order[id(node)] for node in reversed(path) if id(node) in order), None)
+    return None if index is None else _Evaluator(ctx, kinds, index)
+
+
+def _enclosing_evaluator(ctx: FileContext, path: Sequence[cst.CSTNode]) -> _Evaluator | None:
+    """The evaluator of the function around the nested function that ends ``path`` (its ancestors,
+    outermost first, and itself), where that nested function is defined; class bodies enclose
+    nothing. None at module level, whose names a function reads when it runs, not where it is
+    defined."""
+    for depth in range(len(path) - 2, -1, -1):
+        node = path[depth]
+        if isinstance(node, cst.FunctionDef | cst.Lambda):
+            evaluator = _evaluator_in(ctx, node, path)
+            if evaluator is not None:
+                evaluator.outer = partial(_enclosing_evaluator, ctx, path[: depth + 1])
+            return evaluator
+    return None
 
 
 def _narrow_in_expression(ctx: FileContext, evaluator: _Evaluator) -> None:
@@ -407,12 +439,20 @@ class _Evaluator:
         self.ctx, self.kinds, self.index = ctx, kinds, index
         #: Comprehension targets around the expression, which shadow the scope's names.
         self.local: dict[str, Kind] = {}
+        #: Gives the evaluator of the function the scope is nested in, where it is defined: a name
+        #: the scope never binds is that function's (a closure reading ``indices`` bound around it).
+        self.outer: Callable[[], _Evaluator | None] | None = None
 
     def kind(self, node: cst.BaseExpression) -> Kind:
         kind = type(node)
         if kind is cst.Name:
             local = self.local.get(node.value, _UNBOUND)  # type: ignore[attr-defined]
-            return self.kinds.at(node.value, self.index) if local is _UNBOUND else local  # type: ignore[attr-defined,return-value]
+            if local is not _UNBOUND:
+                return local  # type: ignore[return-value]
+            if self.outer is not None and node.value not in self.kinds.bindings:  # type: ignore[attr-defined]
+                outer = self.outer()
+                return outer.kind(node) if outer is not None else None
+            return self.kinds.at(node.value, self.index)  # type: ignore[attr-defined]
         if kind is cst.Call:
             return self._call(node)  # type: ignore[arg-type]
         if kind is cst.Subscript:
@@ -796,6 +836,10 @@ def project_returns(ctx: FileContext, func: cst.BaseExpression) -> str | None:
     return ctx.kernel.returns.get(qualname) if qualname is not None else None
 
 
+#: Names libraries give a function that turns tensors into NumPy arrays.
+_TO_NUMPY_HELPERS = frozenset({"to_numpy", "to_np", "tonumpy", "tensor_to_numpy", "as_numpy"})
+
+
 def _function_kind(qualname: str) -> Kind:
     if qualname.startswith("pandas."):
         return None if qualname.rpartition(".")[2].startswith("is_") else FRAME
@@ -807,6 +851,8 @@ def _function_kind(qualname: str) -> Kind:
         name = qualname.rpartition(".")[2]
         return ARRAY if name[:1].islower() and name not in _CV2_NOT_ARRAYS else None
     namespace, _, name = qualname.rpartition(".")
+    if name in _TO_NUMPY_HELPERS:  # ``tianshou.data.to_numpy(batch.logits)``: named for what it gives
+        return ARRAY
     if namespace not in _TENSOR_NAMESPACES or name in _NOT_TENSOR_FUNCTIONS:
         return None
     if name.startswith(_NOT_TENSOR_PREFIXES):
