@@ -116,7 +116,9 @@ class BridgeCopy(Rule):
         "conversion: `torch.tensor(x, dtype=...)` unless `x` is known to have that dtype already "
         "(`a.astype(np.float32)` with `dtype=torch.float32`), since converting copies whichever "
         "function does it. A dtype is known from what the code spells: `astype`, `dtype=`, a tensor cast "
-        "such as `.float()`, or the float default of a NumPy or torch constructor. The legacy "
+        "such as `.float()`, or the float default of a NumPy or torch constructor, through a name only "
+        "when its last binding is on every way to the call (an `if`/`elif` chain binding it in each arm "
+        "may give several dtypes). The legacy "
         "constructors (`torch.Tensor(x)`, `torch.FloatTensor(x)`, `torch.ByteTensor(x)`...) are not "
         "flagged: measured on torch 2.13, given an array or a tensor of their own dtype they share its "
         "memory (as `torch.as_tensor` does), and given another dtype they convert, which copies anyway. "
@@ -134,6 +136,12 @@ class BridgeCopy(Rule):
         "The NumPy-side copies have no fix."
     )
     valid = (
+        # a dtype asked of a name bound in each arm of a chain, in different dtypes
+        "import numpy as np\nimport torch\ndef noise(kind, n, s):\n    if kind == 'normal':\n"
+        "        f = np.random.randn(n, 3) * s\n    elif kind == 'uniform':\n"
+        "        f = np.random.uniform(-s, s, size=(n, 3))\n    else:\n"
+        "        f = np.zeros((n, 3), dtype=np.float32)\n"
+        "    return torch.tensor(f, dtype=torch.float32)\n",
         # a view with a negative stride, which no zero-copy bridge takes: inline, through a name, np.flip
         "import numpy as np\nimport torch\ndef f(index, a: np.ndarray, img: np.ndarray):\n    r = a[:, ::-1]\n"
         "    return torch.tensor(np.array(index)[::-1]), torch.tensor(r), torch.tensor(np.flip(img, 0))\n",

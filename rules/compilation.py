@@ -93,7 +93,8 @@ class Compilation(Rule):
         "queries whose name starts with `is_` "
         '(`torch.compiler.is_compiling()`, `getattr(torch._dynamo, "is_compiling")`), which only ask '
         "whether code is being compiled and are how eager code stays compatible; a feature check "
-        "`callable(torch.compile)`, which compiles nothing (the call it guards is still flagged); "
+        "`callable(torch.compile)` or `inspect.signature(torch.onnx.export)`, which compiles nothing (the "
+        "call it guards is still flagged); "
         "`re.compile` and "
         "local functions named `compile`, which are not torch; a compiling function's own name assigned "
         "or deleted (`torch.compile = mocked`, `del torch.compile`, a test installing a mock), which "
@@ -115,6 +116,10 @@ class Compilation(Rule):
         "import re\npattern = re.compile('x')\n",
         "import torch\ndef has_compiler():\n    return hasattr(torch, 'compile') and callable(torch.compile)\n",
         "from torch import compile\nSUPPORTED = callable(compile)\n",
+        # asking what the exporter takes: directly, from-imported, through the module alias
+        "import inspect\nimport torch\nDYNAMO = 'dynamo' in inspect.signature(torch.onnx.export).parameters\n",
+        "from inspect import signature, getfullargspec\nfrom torch.onnx import export\n"
+        "ARGS = getfullargspec(export).args\nHAS = 'dynamo' in signature(export).parameters\n",
         "def compile(src):\n    return src\ncompile('a')\n",
         "import torch\nclass M:\n    def compile(self):\n        pass\nM().compile()\n",
         "from torch import compile\ndef f(compile):\n    return compile(1)\n",
@@ -164,6 +169,10 @@ class Compilation(Rule):
             "import torch\ndef f(fn):\n    if callable(torch.compile):\n        fn = torch.compile(fn)\n"
             "    return fn\n",
             ((4, 14),),
+        ),
+        Invalid(  # a compiled model handed to an introspecting function is compiled all the same
+            "import inspect\nimport torch\ndef f(model):\n    return inspect.signature(torch.compile(model))\n",
+            ((4, 30),),
         ),
         Invalid(
             "import torch\ndef f(p, jit):\n    model = torch.jit.load(p).eval()\n    if not jit:\n"
@@ -329,15 +338,20 @@ def _rebound(ctx, node: cst.CSTNode) -> bool:
 
 
 def _asked_whether_callable(ctx) -> bool:
-    """``callable(torch.compile)``: a feature check (is this torch new enough?) that compiles nothing."""
+    """``callable(torch.compile)`` or ``inspect.signature(torch.onnx.export)``: a feature check (is
+    this torch new enough, does the exporter take ``dynamo=``?) that compiles nothing."""
     arg, call = ctx.parent, ctx.ancestors[-3] if len(ctx.ancestors) > 2 else None
-    return (
-        isinstance(arg, cst.Arg)
-        and isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Name)
-        and call.func.value == "callable"
-        and len(call.args) == 1
-    )
+    if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and len(call.args) == 1):
+        return False
+    if isinstance(ctx.ancestors[-1], cst.Call):
+        return False  # ``inspect.signature(torch.compile(model))`` compiles the model first
+    if isinstance(call.func, cst.Name) and call.func.value == "callable":
+        return True
+    return ctx.qualname(call.func) in _INTROSPECTING
+
+
+#: Functions that read a callable's description (its parameters, source, documentation) without calling it.
+_INTROSPECTING = frozenset({"inspect.signature", "inspect.getfullargspec", "inspect.getsource", "inspect.getdoc"})
 
 
 def _only_weights_taken(ctx) -> bool:

@@ -154,7 +154,8 @@ class DefensiveMaterialization(Rule):
         "also a parameter rebound to one, `feats = torch.cat(feats)`, or a dtype conversion of one, "
         "`inds = (t * m).long()`), alone or through views that keep contiguity "
         "(`torch.cat(parts).view(b, -1).contiguous()`, "
-        "`.unsqueeze`, `.squeeze`), which is contiguous already and copies nothing. Not exempt, because the "
+        "`.unsqueeze`, `.squeeze`), or of a name bound to a `.contiguous()` result, which is contiguous "
+        "already and copies nothing. Not exempt, because the "
         "rule cannot tell: a `.contiguous()` kept for a measured layout benefit of some other operation, or of "
         "these without `dim=`, or a clone kept for autograd's sake; suppress those with `# noqa: TPL101` and a "
         "comment. Files that never import torch are skipped."
@@ -169,6 +170,9 @@ class DefensiveMaterialization(Rule):
         "contiguous, nothing else). `.clone()` has no fix: removing it makes the result alias the input."
     )
     valid = (
+        # a second ``.contiguous()`` of what a first one gave, through a name
+        "import torch\ndef f(self, pair, q):\n    bias = self.linear_bias(pair).permute(0, 3, 1, 2).contiguous()\n"
+        "    flat = bias.view(-1)\n    return torch.baddbmm(bias.contiguous(), q, q) + flat.sum()\n",
         # the clone of a parameter's detached view, written in place: the copy is needed
         "import torch\ndef f(w):\n    c = w.detach().clone()\n    c[0] = 1\n    return c\n"
         "def g(w):\n    c = w.detach().clone()\n    c.mul_(2)\n    return c\n",
@@ -688,6 +692,8 @@ class DefensiveMaterialization(Rule):
             return  # ``torch.cat(parts).view(b, -1)`` is contiguous already: nothing is copied
         if method == "contiguous" and self._rebound_to_made(node, receiver):
             return  # ``feats = torch.cat(feats)`` then ``feats.contiguous()``: contiguous already
+        if method == "contiguous" and self._bound_to_contiguous(node, receiver):
+            return  # ``b = x.permute(0, 2, 1).contiguous()`` then ``b.contiguous()``: nothing to copy
         of_input = after_view or self._is_parameter(receiver) or self._holds_view(node, receiver, method)
         if of_input or (method == "clone" and self._spares_nothing(node, receiver, fate)):
             if self._original_written(node, receiver):
@@ -870,6 +876,18 @@ class DefensiveMaterialization(Rule):
         if function is None or not isinstance(receiver, cst.Name):
             return False
         return any(p.name.value == receiver.value for p in parameters(function))
+
+    def _bound_to_contiguous(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """``receiver`` is a name that every way to ``node`` last bound to a ``.contiguous()`` result,
+        which a second ``.contiguous()`` returns as it is."""
+        function = self.ctx.enclosing_function()
+        if function is None or not isinstance(receiver, cst.Name):
+            return False
+        facts = writes.of(self.ctx, function.body)
+        where = facts.calls.get(id(node))
+        enclosing = frozenset(id(n) for n in self.ctx.ancestors if isinstance(n, cst.BaseSuite))
+        held = facts.dominating_binding(receiver.value, where, enclosing) if where is not None else None
+        return held is not None and isinstance(held[0], cst.Call) and method_name(held[0]) == "contiguous"
 
     def _rebound_to_made(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """``receiver`` is a name that every way to ``node`` last bound to a tensor the function made

@@ -118,8 +118,11 @@ def dtype_name(ctx: FileContext, node: cst.BaseExpression) -> str | None:
 def dtype_of(ctx: FileContext, node: cst.BaseExpression, call: cst.Call, depth: int = _DEPTH) -> str | None:
     """The dtype ``node`` is known to have where ``call`` (the visited node, around it) reads it."""
     if isinstance(node, cst.Name):
-        value = writes.bound_value(ctx, node.value, call) if depth else None
-        return dtype_of(ctx, value, call, depth - 1) if value is not None else None
+        # each value that may reach the call must give the same dtype (``f = randn(n)`` in one arm of
+        # a chain and ``np.zeros(n, dtype=np.float32)`` in another leave it unknown)
+        values = writes.reaching_values(ctx, node.value, call) if depth else []
+        found = {dtype_of(ctx, value, call, depth - 1) if value is not None else None for value in values}
+        return found.pop() if len(found) == 1 else None
     if not isinstance(node, cst.Call):
         return None
     method = method_name(node)

@@ -477,11 +477,27 @@ def bound_value(ctx: FileContext, name: str, call: cst.Call) -> cst.BaseExpressi
     """The value ``name`` was last bound to, in source order, before ``call`` (visited now) runs in the
     function around it: ``x.astype(np.float32)`` for ``a`` in ``a = x.astype(np.float32)`` then
     ``torch.tensor(a)``. None when the function binds no value to it before (a parameter, say)."""
+    values = reaching_values(ctx, name, call)
+    return values[-1] if values else None
+
+
+def reaching_values(ctx: FileContext, name: str, call: cst.Call) -> list[cst.BaseExpression | None]:
+    """The values ``name`` may hold where ``call`` (visited now) runs: its last binding on every way
+    there and the bindings after it in branches (each arm of an ``if``/``elif`` chain), in source
+    order; every binding before the call when none is on every way. Empty when the function binds
+    none before it (a parameter, say)."""
     function = ctx.enclosing_function()
     facts = of(ctx, function.body if function is not None else ctx.module)
     where = facts.calls.get(id(call))
-    held = facts.held_at(name, where) if where is not None else None
-    return held[0] if held is not None else None
+    if where is None:
+        return []
+    enclosing = frozenset(id(n) for n in ctx.ancestors if isinstance(n, cst.BaseSuite))
+    before = [(position, value) for position, value, _ in facts.holds.get(name, ()) if position < where]
+    dominating = [
+        index for index, (position, _) in enumerate(before) if facts.blocks.get(position, frozenset()) <= enclosing
+    ]
+    start = dominating[-1] if dominating else 0
+    return [value for _, value in before[start:]]
 
 
 def _setattr_parts(ctx: FileContext, call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
