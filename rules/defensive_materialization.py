@@ -880,28 +880,29 @@ class DefensiveMaterialization(Rule):
     def _bound_to_contiguous(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """``receiver`` is a name that every way to ``node`` last bound to a ``.contiguous()`` result,
         which a second ``.contiguous()`` returns as it is."""
-        function = self.ctx.enclosing_function()
-        if function is None or not isinstance(receiver, cst.Name):
-            return False
-        facts = writes.of(self.ctx, function.body)
-        where = facts.calls.get(id(node))
-        enclosing = frozenset(id(n) for n in self.ctx.ancestors if isinstance(n, cst.BaseSuite))
-        held = facts.dominating_binding(receiver.value, where, enclosing) if where is not None else None
+        held = self._dominating_binding(node, receiver)
         return held is not None and isinstance(held[0], cst.Call) and method_name(held[0]) == "contiguous"
 
     def _rebound_to_made(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """``receiver`` is a name that every way to ``node`` last bound to a tensor the function made
         (``feats = torch.cat(feats)``, also under a parameter's name), sharing no other memory."""
-        function = self.ctx.enclosing_function()
-        if function is None or not isinstance(receiver, cst.Name):
-            return False
-        facts = writes.of(self.ctx, function.body)
-        where = facts.calls.get(id(node))
-        enclosing = frozenset(id(n) for n in self.ctx.ancestors if isinstance(n, cst.BaseSuite))
-        held = facts.dominating_binding(receiver.value, where, enclosing) if where is not None else None
+        held = self._dominating_binding(node, receiver)
         if held is None or held[0] is None or (held[1] and not writes.converts_dtype(held[0])):
             return False
         return self._made_here(node, held[0])
+
+    def _dominating_binding(
+        self, node: cst.Call, receiver: cst.BaseExpression
+    ) -> tuple[cst.BaseExpression | None, frozenset[str]] | None:
+        """The value (and the names it shares) of the binding of the name ``receiver`` that every way
+        to ``node`` passes last; None for anything else than a name bound in the function."""
+        function = self.ctx.enclosing_function()
+        if function is None or not isinstance(receiver, cst.Name):
+            return None
+        facts = writes.of(self.ctx, function.body)
+        where = facts.calls.get(id(node))
+        enclosing = frozenset(id(n) for n in self.ctx.ancestors if isinstance(n, cst.BaseSuite))
+        return facts.dominating_binding(receiver.value, where, enclosing) if where is not None else None
 
     def _fate(self, method: str) -> Fate:
         """What becomes of the copy: needed (written in place, kept or returned, so it must not alias

@@ -1780,32 +1780,39 @@ def _collects_garbage(ctx, value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Call) and ctx.qualname(value.func) == "gc.collect"
 
 
-def _rest_keeps_house(ctx, path: Sequence[cst.CSTNode]) -> bool:
-    """What runs after the ``if`` at the end of ``path`` (its ancestors, outermost first), up to the
-    end of its function, only keeps house: a ``return`` inside it then skips nothing else. Inside a
-    loop, a ``return`` would also skip the passes left, so it does not count."""
+def _rest_of_function(path: Sequence[cst.CSTNode]) -> list[list[cst.BaseStatement]] | None:
+    """The statements that run after the ``if`` at the end of ``path`` (its ancestors, outermost
+    first), block by block from the innermost, up to the end of its function; None outside a
+    function or inside a loop, where a ``return`` would also skip the passes left."""
+    blocks: list[list[cst.BaseStatement]] = []
     for index in range(len(path) - 1, 0, -1):
         node, parent = path[index], path[index - 1]
         if isinstance(parent, cst.FunctionDef):
-            return True
+            return blocks
         if isinstance(parent, cst.For | cst.While):
-            return False
+            return None
         if isinstance(parent, cst.IndentedBlock):
             lines = list(parent.body)
             position = next(i for i, line in enumerate(lines) if line is node)
-            for line in lines[position + 1 :]:
-                if isinstance(line, cst.If) and line.orelse is None:
-                    inner: list[cst.Return] = []  # ``if ... and torch.cuda.is_available(): empty_cache()``
-                    if _keeps_house_in(ctx, line.body, inner) and not inner:
-                        continue
-                    return False
-                if not isinstance(line, cst.SimpleStatementLine) or not all(
-                    isinstance(small, cst.Expr)
-                    and (_keeps_house(ctx, small.value) or _collects_garbage(ctx, small.value))
-                    for small in line.body
-                ):
-                    return False
-    return False
+            blocks.append(lines[position + 1 :])
+    return None
+
+
+def _rest_keeps_house(ctx, path: Sequence[cst.CSTNode]) -> bool:
+    """What runs after the ``if`` at the end of ``path``, up to the end of its function, only keeps
+    house (also under tests of its own): a ``return`` inside the ``if`` then skips nothing else."""
+    rest = _rest_of_function(path)
+    return rest is not None and all(_keeps_house_line(ctx, line) for block in rest for line in block)
+
+
+def _keeps_house_line(ctx, line: cst.BaseStatement) -> bool:
+    if isinstance(line, cst.If) and line.orelse is None:
+        inner: list[cst.Return] = []  # ``if ... and torch.cuda.is_available(): empty_cache()``
+        return _keeps_house_in(ctx, line.body, inner) and not inner
+    return isinstance(line, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Expr) and (_keeps_house(ctx, small.value) or _collects_garbage(ctx, small.value))
+        for small in line.body
+    )
 
 
 def _keeps_house(ctx, value: cst.BaseExpression) -> bool:
@@ -1829,23 +1836,16 @@ def _is_housekeeping_call(ctx, call: cst.Call) -> bool:
 
 
 def _rest_describes(ctx, path: Sequence[cst.CSTNode]) -> bool:
-    """What runs after the ``if`` at the end of ``path`` (its ancestors, outermost first), up to the
-    end of its function, only returns or stores descriptions; outside a function, or inside a loop
-    (where a return skips the passes left), it does not count."""
-    for index in range(len(path) - 1, 0, -1):
-        node, parent = path[index], path[index - 1]
-        if isinstance(parent, cst.FunctionDef):
-            return True
-        if isinstance(parent, cst.For | cst.While):
+    """What runs after the ``if`` at the end of ``path``, up to the end of its function, only returns
+    or stores descriptions (see `_rest_of_function` for where it does not count)."""
+    rest = _rest_of_function(path)
+    if rest is None:
+        return False
+    for block in rest:
+        described: set[str] = set()  # ``name = torch.cuda.get_device_name(i)`` then ``return name``
+        if not all(_describes_line(ctx, line, described) for line in block):
             return False
-        if isinstance(parent, cst.IndentedBlock):
-            lines = list(parent.body)
-            position = next(i for i, line in enumerate(lines) if line is node)
-            described: set[str] = set()  # ``name = torch.cuda.get_device_name(i)`` then ``return name``
-            for line in lines[position + 1 :]:
-                if not _describes_line(ctx, line, described):
-                    return False
-    return False
+    return True
 
 
 def _describes_line(ctx, line: cst.BaseStatement, described: set[str]) -> bool:
