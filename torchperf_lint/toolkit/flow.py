@@ -845,7 +845,12 @@ def _is_flag_value(value: cst.BaseExpression) -> bool:
 
 
 def _pass_effects(
-    ctx: FileContext, body: cst.CSTNode, seen: set[str], called: set[str], changed: set[str]
+    ctx: FileContext,
+    body: cst.CSTNode,
+    seen: set[str],
+    called: set[str],
+    changed: set[str],
+    closures: dict[str, cst.FunctionDef] | None = None,
 ) -> None:
     """Collect what a pass does, itself and through the methods of the class it calls on ``self``
     (each read once, ``seen``): into ``called`` the method names it calls (``.backward()`` and a
@@ -854,12 +859,12 @@ def _pass_effects(
     A function the pass or its function defines and hands to a call (``optimizer.step(closure)``,
     whose ``closure`` calls ``loss.backward()``) runs in the pass, so it is read too."""
     function = ctx.enclosing_function()
-    closures = {  # defined in the pass, or before the loop in the function around it
-        node.name.value: node
-        for block in (body, function.body if function is not None else body)
-        for node in walk(block, into_functions=False)
-        if isinstance(node, cst.FunctionDef)
-    }
+    if closures is None:  # the functions the function around the loop defines, the pass's own included
+        closures = {
+            node.name.value: node
+            for node in walk(function.body if function is not None else body, into_functions=False)
+            if isinstance(node, cst.FunctionDef)
+        }
     for node in walk(body, into_functions=False):
         if isinstance(node, cst.Call):
             func = node.func
@@ -869,7 +874,7 @@ def _pass_effects(
                 handed = arg.value.value if isinstance(arg.value, cst.Name) else None
                 if handed in closures and f"def {handed}" not in seen:
                     seen.add(f"def {handed}")
-                    _pass_effects(ctx, closures[handed].body, seen, called, changed)
+                    _pass_effects(ctx, closures[handed].body, seen, called, changed, closures)
             if not isinstance(func, cst.Attribute):
                 continue
             name = func.attr.value
@@ -880,7 +885,7 @@ def _pass_effects(
                 seen.add(name)
                 method = class_methods(ctx, function).get(name) if function is not None else None
                 if method is not None:
-                    _pass_effects(ctx, method.body, seen, called, changed)
+                    _pass_effects(ctx, method.body, seen, called, changed, closures)
         elif isinstance(node, cst.AssignTarget | cst.AugAssign):
             target = node.target
             while isinstance(target, cst.Subscript):
